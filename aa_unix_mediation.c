@@ -1,0 +1,824 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * AppArmor AF_UNIX mediation under the OLD (abi/4.0, coarse "network unix")
+ * and the NEW (abi/5.0, fine-grained "unix") policy ABI.
+ *
+ * Every check runs a full conversation (create, options, bind, listen,
+ * connect, accept, names, three send flavours, receive, shutdown) between a
+ * server and a client with their own profiles, and asserts the exact first
+ * operation that fails on the side under test and its errno.
+ *
+ * All profiles are generated up front and compiled in one apparmor_parser
+ * run: compiling is what makes policy tests slow.
+ */
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "common.h"
+#include "unix_scenario.h"
+
+#define RULES_MAX 1024
+
+#define MAX_SUBS 32
+
+static struct aa_env env;
+static struct aa_policy *policy;
+static char run_dir[64];
+static char load_error[4096];
+static bool policy_loaded;
+static pid_t run_pid;
+
+/* Each profile's rule text and the full name it was loaded under. */
+static struct {
+	enum aa_abi abi;
+	char *rules;
+	const char *name;
+} profiles[AA_MAX_PROFILES];
+static int nr_profiles;
+
+/*
+ * What a sub-check expects: either every step succeeds on both sides
+ * (side == SIDE_COUNT), or @side first fails at @step with @err.
+ */
+struct expect {
+	enum side side;
+	enum step step;
+	int err;
+};
+
+static const struct expect all_ok = { SIDE_COUNT, STEP_DONE, 0 };
+
+static struct expect denied(enum side side, enum step step)
+{
+	return (struct expect){ side, step, EACCES };
+}
+
+struct variant {
+	enum aa_abi abi;
+	bool confined;
+	enum sock_kind kind;
+	int type;
+};
+
+/*
+ * A check is a function that lists sub-checks.  It is called once at start
+ * to collect the profiles, then by its test to run and assert them.
+ */
+struct ctx {
+	const struct variant *v;
+	bool collect;
+	struct __test_metadata *metadata;
+	int subs;
+};
+
+typedef void check_fn(struct ctx *c);
+
+static const char *const all_unix_perms[] = {
+	"create", "bind", "listen", "accept", "connect", "send", "receive",
+	"getattr", "shutdown", "getopt", "setopt",
+};
+
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+static const char *other_type(int type)
+{
+	return type == SOCK_STREAM ? "dgram" : "stream";
+}
+
+/* Rules every generated profile carries, so the test itself can run. */
+static int base_rules(char *buf, size_t len)
+{
+	/*
+	 * The harness kills timed-out tests; libapparmor reads the label
+	 * from /proc; pathname sockets live under run_dir.
+	 */
+	return snprintf(buf, len,
+			"  signal (receive) peer=unconfined,\n"
+			"  /proc/*/attr/{apparmor/,}current r,\n"
+			"  %s/ r,\n  %s/* rw,\n", run_dir, run_dir);
+}
+
+static void rules(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void rules(char *buf, size_t len, const char *fmt, ...)
+{
+	int n = base_rules(buf, len);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf + n, len - n, fmt, ap);
+	va_end(ap);
+}
+
+/* "unix (...)," allowing every permission but @drop (may be NULL). */
+static void unix_perms_but(char *buf, size_t len, const char *drop,
+			   const char *cond)
+{
+	char perms[256] = "";
+	size_t i;
+
+	for (i = 0; i < ARRAY_LEN(all_unix_perms); i++) {
+		if (drop && !strcmp(drop, all_unix_perms[i]))
+			continue;
+		strcat(perms, perms[0] ? ", " : "");
+		strcat(perms, all_unix_perms[i]);
+	}
+	rules(buf, len, "  unix (%s)%s,\n", perms, cond ? cond : "");
+}
+
+static const char *profile_lookup(enum aa_abi abi, const char *text)
+{
+	int i;
+
+	for (i = 0; i < nr_profiles; i++)
+		if (profiles[i].abi == abi && !strcmp(profiles[i].rules, text))
+			return profiles[i].name;
+	return NULL;
+}
+
+static void profile_collect(enum aa_abi abi, const char *text)
+{
+	char name[32];
+
+	if (!text || profile_lookup(abi, text) ||
+	    nr_profiles == AA_MAX_PROFILES)
+		return;
+	snprintf(name, sizeof(name), "p%d", nr_profiles);
+	profiles[nr_profiles].abi = abi;
+	profiles[nr_profiles].rules = strdup(text);
+	profiles[nr_profiles].name = aa_policy_add(policy, abi, name, text);
+	nr_profiles++;
+}
+
+/* The name of a profile every test may refer to in peer=(label=...). */
+static void label_of(char *buf, size_t len, const char *what)
+{
+	snprintf(buf, len, "%s.%d.%s", AA_PROFILE_PREFIX, run_pid, what);
+}
+
+static void sock_name(char *buf, size_t len)
+{
+	snprintf(buf, len, "%s.%d.sock", AA_PROFILE_PREFIX, run_pid);
+}
+
+static void sub(struct ctx *c, const char *desc, const char *srv,
+		const char *cli, struct expect exp)
+{
+	struct __test_metadata *_metadata = c->metadata;
+	const struct variant *v = c->v;
+	struct outcome res[SIDE_COUNT];
+	char name[108], path[PATH_MAX];
+	struct scenario sc = {
+		.kind = v->kind,
+		.type = v->type,
+		.dir = run_dir,
+		.name = name,
+		.wait_server = exp.side != CLIENT,
+	};
+	int ret;
+
+	if (c->collect) {
+		profile_collect(v->abi, srv);
+		profile_collect(v->abi, cli);
+		return;
+	}
+	c->subs++;
+	sock_name(name, sizeof(name));
+	sc.profile[SERVER] = srv ? profile_lookup(v->abi, srv) : NULL;
+	sc.profile[CLIENT] = cli ? profile_lookup(v->abi, cli) : NULL;
+	ASSERT_FALSE((srv && !sc.profile[SERVER]) || (cli && !sc.profile[CLIENT]));
+
+	ret = scenario_run(&sc, res);
+	snprintf(path, sizeof(path), "%s/%s", run_dir, name);
+	unlink(path);
+	ASSERT_EQ(0, ret);
+
+	if (getenv("AA_EXPLORE"))
+		TH_LOG("EXPLORE %s %s %s %s: server %s %d, client %s %d",
+		       v->abi == AA_ABI_NEW ? "new" : "old",
+		       kind_name(v->kind), type_name(v->type), desc,
+		       step_name(res[SERVER].step), res[SERVER].err,
+		       step_name(res[CLIENT].step), res[CLIENT].err);
+	if (exp.side == SIDE_COUNT) {
+		enum side s;
+
+		for (s = SERVER; s < SIDE_COUNT; s++) {
+			if (s == SERVER && v->kind == KIND_UNNAMED)
+				continue;
+			EXPECT_EQ((int)STEP_DONE, (int)res[s].step) {
+				TH_LOG("%s: %s failed at %s: %s", desc,
+				       s == SERVER ? "server" : "client",
+				       step_name(res[s].step),
+				       strerror(res[s].err));
+			}
+		}
+		return;
+	}
+	EXPECT_EQ((int)exp.step, (int)res[exp.side].step) {
+		TH_LOG("%s: %s expected to fail at %s, stopped at %s (%s)",
+		       desc, exp.side == SERVER ? "server" : "client",
+		       step_name(exp.step), step_name(res[exp.side].step),
+		       strerror(res[exp.side].err));
+	}
+	EXPECT_EQ(exp.err, res[exp.side].err) {
+		TH_LOG("%s: %s at %s: expected %s, got %s", desc,
+		       exp.side == SERVER ? "server" : "client",
+		       step_name(exp.step), strerror(exp.err),
+		       strerror(res[exp.side].err));
+	}
+}
+
+static bool conn_type(int type)
+{
+	return type != SOCK_DGRAM;
+}
+
+/* Both sides allowed everything, and the labels are what we loaded. */
+static void check_allow_all(struct ctx *c)
+{
+	char r[RULES_MAX];
+
+	if (c->v->abi == AA_ABI_NEW)
+		rules(r, sizeof(r), "  unix,\n");
+	else
+		rules(r, sizeof(r), "  network unix,\n");
+	sub(c, "allow all", r, r, all_ok);
+}
+
+/*
+ * Where a side missing one unix permission first fails under the NEW ABI:
+ * sockets with a path are mediated through file rules instead (allowed by
+ * base_rules()), and a missing "receive" on the receiver is found out at
+ * the sender's send.
+ */
+static struct expect new_abi_missing(const struct variant *v, enum side side,
+				     const char *perm)
+{
+	bool fs = v->kind == KIND_PATHNAME;
+	bool conn = conn_type(v->type);
+
+	if (!strcmp(perm, "create"))
+		return denied(side, STEP_CREATE);
+	if (!strcmp(perm, "setopt"))
+		return denied(side, STEP_SETOPT);
+	if (!strcmp(perm, "getopt"))
+		return denied(side, STEP_GETOPT);
+	if (!strcmp(perm, "shutdown"))
+		return fs && side == SERVER ? all_ok : denied(side, STEP_SHUTDOWN);
+
+	if (v->kind == KIND_UNNAMED) {
+		if (!strcmp(perm, "getattr"))
+			return denied(side, STEP_GETSOCKNAME);
+		/* Only datagram sends go through unix_may_send(). */
+		if (!conn && (!strcmp(perm, "send") || !strcmp(perm, "receive")))
+			return denied(side, STEP_SENDTO);
+		return all_ok;
+	}
+
+	if (side == SERVER) {
+		if (fs)
+			return all_ok;
+		if (!strcmp(perm, "bind"))
+			return denied(SERVER, STEP_BIND);
+		if (!strcmp(perm, "listen"))
+			return conn ? denied(SERVER, STEP_LISTEN) : all_ok;
+		if (!strcmp(perm, "getattr"))
+			return denied(SERVER, STEP_GETSOCKNAME);
+		if (conn && !strcmp(perm, "accept"))
+			return denied(SERVER, STEP_ACCEPT);
+		/* The listener's side is checked at the client's connect. */
+		if (conn && (!strcmp(perm, "send") || !strcmp(perm, "receive")))
+			return denied(CLIENT, STEP_CONNECT);
+		if (!conn && !strcmp(perm, "receive"))
+			return denied(CLIENT, STEP_SENDTO);
+		return all_ok;
+	}
+
+	/* The client's own socket is never bound: unix rules apply. */
+	if (!strcmp(perm, "getattr"))
+		return denied(CLIENT, STEP_GETPEERNAME);
+	if (fs)
+		return all_ok;
+	if (conn && (!strcmp(perm, "connect") || !strcmp(perm, "send") ||
+		     !strcmp(perm, "receive")))
+		return denied(CLIENT, STEP_CONNECT);
+	if (!conn && !strcmp(perm, "send"))
+		return denied(CLIENT, STEP_SENDTO);
+	return all_ok;
+}
+
+/*
+ * OLD ABI: one coarse check per operation against "network unix" rules,
+ * paths or not; on 6.17+ the receiver's receive is checked at the send.
+ */
+static struct expect old_abi_missing(const struct variant *v, enum side side,
+				     const char *perm)
+{
+	bool conn = conn_type(v->type);
+
+	if (!strcmp(perm, "create"))
+		return denied(side, STEP_CREATE);
+	if (!strcmp(perm, "setopt"))
+		return denied(side, STEP_SETOPT);
+	if (!strcmp(perm, "getopt"))
+		return denied(side, STEP_GETOPT);
+	if (!strcmp(perm, "shutdown"))
+		return denied(side, STEP_SHUTDOWN);
+	if (v->kind == KIND_UNNAMED) {
+		if (!strcmp(perm, "getattr"))
+			return denied(side, STEP_GETSOCKNAME);
+		if (!conn && (!strcmp(perm, "send") || !strcmp(perm, "receive")))
+			return env.have_v9_unix ? denied(side, STEP_SENDTO) :
+			       denied(side, STEP_RECV);
+		return all_ok;
+	}
+	if (side == SERVER) {
+		if (!strcmp(perm, "bind"))
+			return denied(SERVER, STEP_BIND);
+		if (!strcmp(perm, "listen"))
+			return conn ? denied(SERVER, STEP_LISTEN) : all_ok;
+		if (!strcmp(perm, "getattr"))
+			return denied(SERVER, STEP_GETSOCKNAME);
+		if (conn && !strcmp(perm, "accept"))
+			return denied(SERVER, STEP_ACCEPT);
+		/* A listener with a path is not checked at connect. */
+		if (conn && (!strcmp(perm, "send") || !strcmp(perm, "receive")))
+			return v->kind == KIND_PATHNAME || !env.have_v9_unix ?
+			       all_ok : denied(CLIENT, STEP_CONNECT);
+		if (!conn && !strcmp(perm, "receive"))
+			return env.have_v9_unix ? denied(CLIENT, STEP_SENDTO) :
+			       denied(SERVER, STEP_RECV);
+		return all_ok;
+	}
+	if (!strcmp(perm, "getattr"))
+		return denied(CLIENT, STEP_GETPEERNAME);
+	/* The connecting side asks for connect, send and receive at once. */
+	if (conn && (!strcmp(perm, "connect") || !strcmp(perm, "send") ||
+		     !strcmp(perm, "receive")))
+		return denied(CLIENT, STEP_CONNECT);
+	if (!conn && !strcmp(perm, "send"))
+		return denied(CLIENT, STEP_SENDTO);
+	return all_ok;
+}
+
+/* Each permission removed in turn from one side's explicit list. */
+static void check_each_permission(struct ctx *c)
+{
+	const struct variant *v = c->v;
+	char full[RULES_MAX], less[RULES_MAX], desc[64];
+	enum side side;
+	size_t i;
+
+	if (v->abi == AA_ABI_NEW)
+		unix_perms_but(full, sizeof(full), NULL, NULL);
+	else
+		rules(full, sizeof(full), "  network (create, bind, listen, accept, connect, send, receive, getattr, shutdown, getopt, setopt) unix,\n");
+	sub(c, "all permissions listed", full, full, all_ok);
+
+	for (side = v->kind == KIND_UNNAMED ? CLIENT : SERVER;
+	     side < SIDE_COUNT; side++) {
+		for (i = 0; i < ARRAY_LEN(all_unix_perms); i++) {
+			const char *perm = all_unix_perms[i];
+			struct expect exp;
+
+			if (v->abi == AA_ABI_NEW) {
+				unix_perms_but(less, sizeof(less), perm, NULL);
+				exp = new_abi_missing(v, side, perm);
+			} else {
+				char list[256] = "";
+				size_t j;
+
+				for (j = 0; j < ARRAY_LEN(all_unix_perms); j++) {
+					if (j == i)
+						continue;
+					strcat(list, list[0] ? ", " : "");
+					strcat(list, all_unix_perms[j]);
+				}
+				rules(less, sizeof(less),
+				      "  network (%s) unix,\n", list);
+				exp = old_abi_missing(v, side, perm);
+			}
+			snprintf(desc, sizeof(desc), "%s without %s",
+				 side == SERVER ? "server" : "client", perm);
+			sub(c, desc, side == SERVER ? less : full,
+			    side == CLIENT ? less : full, exp);
+		}
+	}
+}
+
+/* type= (NEW) or the coarse rule's type (OLD): match, then mismatch. */
+static void check_rule_type(struct ctx *c)
+{
+	const struct variant *v = c->v;
+	char match[RULES_MAX], other[RULES_MAX], full[RULES_MAX];
+	const char *fmt = v->abi == AA_ABI_NEW ? "  unix type=%s,\n" :
+						 "  network unix %s,\n";
+
+	rules(full, sizeof(full), fmt, type_name(v->type));
+	rules(match, sizeof(match), fmt, type_name(v->type));
+	rules(other, sizeof(other), fmt, other_type(v->type));
+	sub(c, "type matches", match, match, all_ok);
+	if (v->kind != KIND_UNNAMED)
+		sub(c, "server type differs", other, full,
+		    denied(SERVER, STEP_CREATE));
+	sub(c, "client type differs", full, other, denied(CLIENT, STEP_CREATE));
+}
+
+/* The address a server of this kind binds, as an AppArmor addr= value. */
+static bool rule_addr(const struct variant *v, char *buf, size_t len)
+{
+	char name[108];
+
+	sock_name(name, sizeof(name));
+	switch (v->kind) {
+	case KIND_ABSTRACT:
+		snprintf(buf, len, "@%s", name);
+		return true;
+	case KIND_UNNAMED:
+		snprintf(buf, len, "none");
+		return true;
+	case KIND_AUTOBIND:
+		/* Unknown at bind; then the five hex digits the kernel chose. */
+		snprintf(buf, len, "@?????");
+		return true;
+	default:
+		return false;
+	}
+}
+
+static void skip_unless_addr(struct ctx *c, char *addr, size_t len)
+{
+	struct __test_metadata *_metadata = c->metadata;
+
+	if (!rule_addr(c->v, addr, len) && !c->collect)
+		SKIP(return, "addr= does not apply to %s sockets: file rules mediate them",
+		     kind_name(c->v->kind));
+}
+
+/* addr=: the server's own address. */
+static void check_rule_addr(struct ctx *c)
+{
+	const struct variant *v = c->v;
+	char addr[128], ok[RULES_MAX], bad[RULES_MAX], full[RULES_MAX];
+	char other[128];
+	const char *local;
+
+	addr[0] = '\0';
+	skip_unless_addr(c, addr, sizeof(addr));
+	if (!addr[0])
+		return;
+	label_of(other, sizeof(other), "other");
+	/* An autobind name does not exist yet when bind() is checked. */
+	local = v->kind == KIND_AUTOBIND ? "create, setopt, getopt, bind" :
+					   "create, setopt, getopt";
+	rules(full, sizeof(full), "  unix,\n");
+	rules(ok, sizeof(ok), "  unix (%s),\n  unix addr=%s,\n", local, addr);
+	rules(bad, sizeof(bad), "  unix (%s),\n  unix addr=@%s,\n", local,
+	      other);
+	if (v->kind == KIND_UNNAMED) {
+		sub(c, "addr matches", full, ok, all_ok);
+		sub(c, "addr differs", full, bad, denied(CLIENT, STEP_GETSOCKNAME));
+		return;
+	}
+	sub(c, "addr matches", ok, full, all_ok);
+	if (v->kind == KIND_AUTOBIND)
+		sub(c, "addr differs", bad, full,
+		    denied(SERVER, conn_type(v->type) ? STEP_LISTEN :
+						       STEP_GETSOCKNAME));
+	else
+		sub(c, "addr differs", bad, full, denied(SERVER, STEP_BIND));
+}
+
+/* Where a client whose peer rules do not match the server is stopped. */
+static struct expect peer_mismatch(const struct variant *v)
+{
+	if (v->kind == KIND_PATHNAME)
+		return all_ok;
+	if (conn_type(v->type))
+		return v->kind == KIND_UNNAMED ? all_ok :
+		       denied(CLIENT, STEP_CONNECT);
+	return denied(CLIENT, STEP_SENDTO);
+}
+
+static void check_peer(struct ctx *c, const char *what, const char *good,
+		       const char *bad)
+{
+	char ok[RULES_MAX], ko[RULES_MAX], full[RULES_MAX], desc[64];
+	static const char *const local =
+		"  unix (create, setopt, getopt, getattr, shutdown),\n";
+
+	rules(full, sizeof(full), "  unix,\n");
+	rules(ok, sizeof(ok), "%s  unix (connect, send, receive) peer=(%s=%s),\n",
+	      local, what, good);
+	rules(ko, sizeof(ko), "%s  unix (connect, send, receive) peer=(%s=%s),\n",
+	      local, what, bad);
+	snprintf(desc, sizeof(desc), "peer %s matches", what);
+	sub(c, desc, full, ok, all_ok);
+	snprintf(desc, sizeof(desc), "peer %s differs", what);
+	sub(c, desc, full, ko, peer_mismatch(c->v));
+}
+
+/* peer=(label=...): every profile of this run, then one never loaded. */
+static void check_rule_peer_label(struct ctx *c)
+{
+	char any[128], nobody[128];
+
+	label_of(any, sizeof(any), "*");
+	label_of(nobody, sizeof(nobody), "nobody");
+	check_peer(c, "label", any, nobody);
+}
+
+/* peer=(addr=...): the server's address, then another one. */
+static void check_rule_peer_addr(struct ctx *c)
+{
+	char addr[128], other[128], bad[140];
+
+	addr[0] = '\0';
+	skip_unless_addr(c, addr, sizeof(addr));
+	if (!addr[0])
+		return;
+	label_of(other, sizeof(other), "other");
+	snprintf(bad, sizeof(bad), "@%s", other);
+	check_peer(c, "addr", addr, bad);
+}
+
+static void check_unconfined(struct ctx *c)
+{
+	sub(c, "unconfined", NULL, NULL, all_ok);
+}
+
+/*
+ * Named cases for commit 6456ccbd2ff7 ("apparmor: fix regression in fs
+ * based unix sockets when using old abi").  Each runs on the socket kinds
+ * and types it is about.
+ */
+static void with_variant(struct ctx *c, enum sock_kind kind, int type,
+			 check_fn *fn)
+{
+	struct variant v = *c->v;
+	const struct variant *saved = c->v;
+
+	v.kind = kind;
+	v.type = type;
+	c->v = &v;
+	fn(c);
+	c->v = saved;
+}
+
+static void file_deny_cases(struct ctx *c)
+{
+	char srv[RULES_MAX], cli[RULES_MAX], sock[108];
+	const char *net = c->v->abi == AA_ABI_NEW ? "unix," : "network unix,";
+	bool conn = conn_type(c->v->type);
+
+	sock_name(sock, sizeof(sock));
+	rules(srv, sizeof(srv), "  %s\n", net);
+	rules(cli, sizeof(cli), "  %s\n  deny %s/%s rw,\n", net, run_dir, sock);
+	/* OLD: file rules no longer apply to the connect or the send. */
+	sub(c, "client denied rw on the socket path", srv, cli,
+	    c->v->abi == AA_ABI_OLD ? all_ok :
+	    denied(CLIENT, conn ? STEP_CONNECT : STEP_SENDTO));
+}
+
+static void each_type(struct ctx *c, enum sock_kind kind, check_fn *fn)
+{
+	with_variant(c, kind, SOCK_STREAM, fn);
+	with_variant(c, kind, SOCK_DGRAM, fn);
+	with_variant(c, kind, SOCK_SEQPACKET, fn);
+}
+
+/* (a) OLD ABI, "network unix," plus a file deny on the path: allowed. */
+/* (d) NEW ABI, the same file deny denies connect and send. */
+static void check_file_deny(struct ctx *c)
+{
+	each_type(c, KIND_PATHNAME, file_deny_cases);
+}
+
+static void receiver_cases(struct ctx *c)
+{
+	char srv[RULES_MAX], cli[RULES_MAX];
+
+	if (c->v->abi == AA_ABI_NEW) {
+		unix_perms_but(srv, sizeof(srv), "receive", NULL);
+		rules(cli, sizeof(cli), "  unix,\n");
+	} else {
+		rules(srv, sizeof(srv), "  network unix,\n  deny network (receive) unix,\n");
+		rules(cli, sizeof(cli), "  network unix,\n");
+	}
+	/* A socketpair's receiver is the sending process itself. */
+	if (c->v->kind == KIND_UNNAMED)
+		memcpy(cli, srv, sizeof(cli));
+	sub(c, "receiver without receive", srv, cli,
+	    env.have_v9_unix ? denied(CLIENT, STEP_SENDTO) :
+	    denied(SERVER, STEP_RECV));
+}
+
+/* (b) The receiver's profile is consulted at the sender's send. */
+static void check_receiver_at_send(struct ctx *c)
+{
+	with_variant(c, KIND_ABSTRACT, SOCK_DGRAM, receiver_cases);
+	with_variant(c, KIND_UNNAMED, SOCK_DGRAM, receiver_cases);
+}
+
+static void bind_cases(struct ctx *c)
+{
+	char srv[RULES_MAX], cli[RULES_MAX];
+	const char *net = c->v->abi == AA_ABI_NEW ? "unix," : "network unix,";
+
+	rules(cli, sizeof(cli), "  %s\n", net);
+	rules(srv, sizeof(srv), "  %s\n  deny %s/* w,\n", net, run_dir);
+	sub(c, "server denied w on the directory", srv, cli,
+	    denied(SERVER, STEP_BIND));
+}
+
+/* (c) Binding to a path needs file "w" in both ABIs. */
+static void check_bind_needs_w(struct ctx *c)
+{
+	each_type(c, KIND_PATHNAME, bind_cases);
+}
+
+static void run_check(struct __test_metadata *_metadata,
+		      const struct variant *v, check_fn *fn)
+{
+	struct ctx c = { .v = v, .metadata = _metadata };
+
+	fn(&c);
+	/* A check that ran nothing would pass without testing anything. */
+	if (_metadata->exit_code != KSFT_SKIP)
+		ASSERT_LT(0, c.subs);
+}
+
+static void setup(struct __test_metadata *_metadata, const struct variant *v)
+{
+	if (!env.enabled)
+		SKIP(return, "%s", env.skip[AA_ABI_OLD]);
+	if (!v->confined)
+		return;
+	if (env.skip[v->abi][0])
+		SKIP(return, "%s", env.skip[v->abi]);
+#ifndef HAVE_LIBAPPARMOR
+	SKIP(return, "built without libapparmor (pkg-config libapparmor): cannot change profile");
+#endif
+	ASSERT_TRUE(policy_loaded) {
+		TH_LOG("apparmor_parser failed: %s", load_error);
+	}
+}
+
+#define ADD_VARIANT(fix, abi_, confined_, kname, kind_, tname, type_)	\
+	FIXTURE_VARIANT_ADD(fix, kname##_##tname) {			\
+		.v = { abi_, confined_, kind_, type_ },			\
+	}
+
+#define ADD_KIND(fix, abi_, confined_, kname, kind_)				\
+	ADD_VARIANT(fix, abi_, confined_, kname, kind_, stream, SOCK_STREAM);	\
+	ADD_VARIANT(fix, abi_, confined_, kname, kind_, dgram, SOCK_DGRAM);	\
+	ADD_VARIANT(fix, abi_, confined_, kname, kind_, seqpacket, SOCK_SEQPACKET)
+
+#define ADD_ALL(fix, abi_, confined_)						\
+	ADD_KIND(fix, abi_, confined_, pathname, KIND_PATHNAME);		\
+	ADD_KIND(fix, abi_, confined_, abstract, KIND_ABSTRACT);		\
+	ADD_KIND(fix, abi_, confined_, unnamed, KIND_UNNAMED);			\
+	ADD_KIND(fix, abi_, confined_, autobind, KIND_AUTOBIND)
+
+#define DECLARE_FIXTURE(fix)				\
+	FIXTURE(fix) {};				\
+	FIXTURE_VARIANT(fix) {				\
+		struct variant v;			\
+	};						\
+	FIXTURE_SETUP(fix)				\
+	{						\
+		setup(_metadata, &variant->v);		\
+	}						\
+	FIXTURE_TEARDOWN(fix) {}
+
+#define CHECK_TEST(fix, name)				\
+	TEST_F(fix, name)				\
+	{						\
+		run_check(_metadata, &variant->v, check_##name);	\
+	}
+
+/* Unconfined tasks: every operation allowed, whatever policy is loaded. */
+DECLARE_FIXTURE(unconfined);
+ADD_ALL(unconfined, AA_ABI_OLD, false);
+CHECK_TEST(unconfined, unconfined)
+
+DECLARE_FIXTURE(old_abi);
+ADD_ALL(old_abi, AA_ABI_OLD, true);
+CHECK_TEST(old_abi, allow_all)
+CHECK_TEST(old_abi, each_permission)
+CHECK_TEST(old_abi, rule_type)
+
+DECLARE_FIXTURE(new_abi);
+ADD_ALL(new_abi, AA_ABI_NEW, true);
+CHECK_TEST(new_abi, allow_all)
+CHECK_TEST(new_abi, each_permission)
+CHECK_TEST(new_abi, rule_type)
+CHECK_TEST(new_abi, rule_addr)
+CHECK_TEST(new_abi, rule_peer_label)
+CHECK_TEST(new_abi, rule_peer_addr)
+
+/* Commit 6456ccbd2ff7, in both ABIs. */
+DECLARE_FIXTURE(fix_6456ccbd2ff7);
+FIXTURE_VARIANT_ADD(fix_6456ccbd2ff7, old_abi) {
+	.v = { AA_ABI_OLD, true, KIND_PATHNAME, SOCK_STREAM },
+};
+FIXTURE_VARIANT_ADD(fix_6456ccbd2ff7, new_abi) {
+	.v = { AA_ABI_NEW, true, KIND_PATHNAME, SOCK_STREAM },
+};
+CHECK_TEST(fix_6456ccbd2ff7, file_deny)
+CHECK_TEST(fix_6456ccbd2ff7, receiver_at_send)
+CHECK_TEST(fix_6456ccbd2ff7, bind_needs_w)
+
+static check_fn *const old_checks[] = {
+	check_allow_all, check_each_permission, check_rule_type,
+	check_file_deny, check_receiver_at_send, check_bind_needs_w,
+};
+
+static check_fn *const new_checks[] = {
+	check_allow_all, check_each_permission, check_rule_type,
+	check_rule_addr, check_rule_peer_label, check_rule_peer_addr,
+	check_file_deny, check_receiver_at_send, check_bind_needs_w,
+};
+
+/* Runs every check in collect mode: the profiles it needs, once each. */
+static void collect_profiles(enum aa_abi abi)
+{
+	static const int types[] = { SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET };
+	check_fn *const *checks = abi == AA_ABI_NEW ? new_checks : old_checks;
+	size_t n = abi == AA_ABI_NEW ? ARRAY_LEN(new_checks) :
+				       ARRAY_LEN(old_checks);
+	struct variant v = { .abi = abi, .confined = true };
+	struct ctx c = { .v = &v, .collect = true };
+	size_t i, t;
+
+	for (v.kind = 0; v.kind < KIND_COUNT; v.kind++)
+		for (t = 0; t < ARRAY_LEN(types); t++)
+			for (v.type = types[t], i = 0; i < n; i++)
+				checks[i](&c);
+}
+
+static void cleanup(void)
+{
+	if (getpid() != run_pid)
+		return;
+	if (policy) {
+		aa_policy_unload(policy);
+		aa_policy_free(policy);
+	}
+	rmdir(run_dir);
+}
+
+static bool only_listing(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "-l") || !strcmp(argv[i], "-h"))
+			return true;
+	return false;
+}
+
+static void load_policy(void)
+{
+	bool abis[AA_ABI_COUNT];
+	int abi;
+
+	snprintf(run_dir, sizeof(run_dir), "/tmp/%s.%d", AA_PROFILE_PREFIX,
+		 run_pid);
+	aa_cleanup_stale("/tmp");
+	if (mkdir(run_dir, 0700)) {
+		snprintf(load_error, sizeof(load_error), "mkdir %s: %s",
+			 run_dir, strerror(errno));
+		return;
+	}
+	policy = aa_policy_new(run_dir);
+	if (!policy)
+		return;
+	atexit(cleanup);
+	for (abi = 0; abi < AA_ABI_COUNT; abi++) {
+		abis[abi] = !env.skip[abi][0];
+		if (abis[abi])
+			collect_profiles(abi);
+	}
+	policy_loaded = !aa_policy_load(policy, env.parser, abis, load_error,
+					 sizeof(load_error));
+}
+
+int main(int argc, char **argv)
+{
+	run_pid = getpid();
+	aa_env_probe(&env);
+	if (!env.skip[AA_ABI_OLD][0] && !only_listing(argc, argv))
+		load_policy();
+	return test_harness_run(argc, argv);
+}
