@@ -18,8 +18,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kselftest_harness.h"
@@ -33,8 +35,16 @@
 static struct aa_env env;
 static struct aa_policy *policy;
 static char run_dir[64];
-static char load_error[4096];
-static bool policy_loaded;
+
+/*
+ * Policy is compiled by the first test that needs it, in its own process:
+ * the outcome is shared with the tests that follow.
+ */
+static struct load_state {
+	bool tried;
+	bool loaded;
+	char error[4096];
+} *load;
 static pid_t run_pid;
 
 /* Each profile's rule text and the full name it was loaded under. */
@@ -184,6 +194,8 @@ static void sub(struct ctx *c, const char *desc, const char *srv,
 		.dir = run_dir,
 		.name = name,
 		.wait_server = exp.side != CLIENT,
+		/* Before 6.17, AppArmor did not label unix socket peers. */
+		.peer_labels = env.have_v9_unix,
 	};
 	int ret;
 
@@ -318,6 +330,32 @@ static struct expect new_abi_missing(const struct variant *v, enum side side,
 }
 
 /*
+ * Before 6.17 (no network_v9/af_unix) AppArmor checked each message in
+ * sendmsg()/recvmsg() against the caller's own coarse rule, and a dgram
+ * connect() needed "connect".
+ */
+static struct expect pre_v9_missing(const struct variant *v, enum side side,
+				    const char *perm)
+{
+	bool conn = conn_type(v->type);
+
+	if (!strcmp(perm, "send")) {
+		if (side == CLIENT)
+			return denied(CLIENT, STEP_SENDTO);
+		return conn ? denied(SERVER, STEP_REPLY) : all_ok;
+	}
+	if (!strcmp(perm, "receive")) {
+		if (v->kind == KIND_UNNAMED || side == SERVER)
+			return denied(side, STEP_RECV);
+		return conn ? denied(CLIENT, STEP_RECV_REPLY) : all_ok;
+	}
+	if (!strcmp(perm, "connect") && side == CLIENT &&
+	    v->kind != KIND_UNNAMED)
+		return denied(CLIENT, STEP_CONNECT);
+	return all_ok;
+}
+
+/*
  * OLD ABI: one coarse check per operation against "network unix" rules,
  * paths or not; on 6.17+ the receiver's receive is checked at the send.
  */
@@ -334,34 +372,32 @@ static struct expect old_abi_missing(const struct variant *v, enum side side,
 		return denied(side, STEP_GETOPT);
 	if (!strcmp(perm, "shutdown"))
 		return denied(side, STEP_SHUTDOWN);
+	if (!strcmp(perm, "getattr"))
+		return denied(side, v->kind == KIND_UNNAMED || side == SERVER ?
+				    STEP_GETSOCKNAME : STEP_GETPEERNAME);
+	if (side == SERVER && !strcmp(perm, "bind"))
+		return denied(SERVER, STEP_BIND);
+	if (side == SERVER && conn && !strcmp(perm, "listen"))
+		return denied(SERVER, STEP_LISTEN);
+	if (side == SERVER && conn && !strcmp(perm, "accept"))
+		return denied(SERVER, STEP_ACCEPT);
+	if (!env.have_v9_unix)
+		return pre_v9_missing(v, side, perm);
+
 	if (v->kind == KIND_UNNAMED) {
-		if (!strcmp(perm, "getattr"))
-			return denied(side, STEP_GETSOCKNAME);
 		if (!conn && (!strcmp(perm, "send") || !strcmp(perm, "receive")))
-			return env.have_v9_unix ? denied(side, STEP_SENDTO) :
-			       denied(side, STEP_RECV);
+			return denied(side, STEP_SENDTO);
 		return all_ok;
 	}
 	if (side == SERVER) {
-		if (!strcmp(perm, "bind"))
-			return denied(SERVER, STEP_BIND);
-		if (!strcmp(perm, "listen"))
-			return conn ? denied(SERVER, STEP_LISTEN) : all_ok;
-		if (!strcmp(perm, "getattr"))
-			return denied(SERVER, STEP_GETSOCKNAME);
-		if (conn && !strcmp(perm, "accept"))
-			return denied(SERVER, STEP_ACCEPT);
 		/* A listener with a path is not checked at connect. */
 		if (conn && (!strcmp(perm, "send") || !strcmp(perm, "receive")))
-			return v->kind == KIND_PATHNAME || !env.have_v9_unix ?
-			       all_ok : denied(CLIENT, STEP_CONNECT);
+			return v->kind == KIND_PATHNAME ? all_ok :
+			       denied(CLIENT, STEP_CONNECT);
 		if (!conn && !strcmp(perm, "receive"))
-			return env.have_v9_unix ? denied(CLIENT, STEP_SENDTO) :
-			       denied(SERVER, STEP_RECV);
+			return denied(CLIENT, STEP_SENDTO);
 		return all_ok;
 	}
-	if (!strcmp(perm, "getattr"))
-		return denied(CLIENT, STEP_GETPEERNAME);
 	/* The connecting side asks for connect, send and receive at once. */
 	if (conn && (!strcmp(perm, "connect") || !strcmp(perm, "send") ||
 		     !strcmp(perm, "receive")))
@@ -620,7 +656,7 @@ static void receiver_cases(struct ctx *c)
 		memcpy(cli, srv, sizeof(cli));
 	sub(c, "receiver without receive", srv, cli,
 	    env.have_v9_unix ? denied(CLIENT, STEP_SENDTO) :
-	    denied(SERVER, STEP_RECV));
+	    denied(c->v->kind == KIND_UNNAMED ? CLIENT : SERVER, STEP_RECV));
 }
 
 /* (b) The receiver's profile is consulted at the sender's send. */
@@ -658,6 +694,8 @@ static void run_check(struct __test_metadata *_metadata,
 		ASSERT_LT(0, c.subs);
 }
 
+static void load_policy(struct __test_metadata *_metadata);
+
 static void setup(struct __test_metadata *_metadata, const struct variant *v)
 {
 	if (!env.enabled)
@@ -669,8 +707,10 @@ static void setup(struct __test_metadata *_metadata, const struct variant *v)
 #ifndef HAVE_LIBAPPARMOR
 	SKIP(return, "built without libapparmor (pkg-config libapparmor): cannot change profile");
 #endif
-	ASSERT_TRUE(policy_loaded) {
-		TH_LOG("apparmor_parser failed: %s", load_error);
+	if (!load->tried)
+		load_policy(_metadata);
+	ASSERT_TRUE(load->loaded) {
+		TH_LOG("%s", load->error);
 	}
 }
 
@@ -788,37 +828,63 @@ static bool only_listing(int argc, char **argv)
 	return false;
 }
 
-static void load_policy(void)
+static void load_policy(struct __test_metadata *_metadata)
 {
 	bool abis[AA_ABI_COUNT];
+	struct timespec t0, t1;
+	int abi, ret;
+
+	load->tried = true;
+	for (abi = 0; abi < AA_ABI_COUNT; abi++)
+		abis[abi] = !env.skip[abi][0];
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ret = aa_policy_load(policy, env.parser, abis, load->error,
+			     sizeof(load->error));
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	load->loaded = !ret;
+	if (ret)
+		return;
+	TH_LOG("%d profiles compiled and loaded by one apparmor_parser run in %.2f s",
+	       nr_profiles, t1.tv_sec - t0.tv_sec +
+	       (t1.tv_nsec - t0.tv_nsec) / 1e9);
+}
+
+/* Generates every profile the checks need; compiled on first use. */
+static int prepare_policy(void)
+{
 	int abi;
 
+	load = mmap(NULL, sizeof(*load), PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (load == MAP_FAILED)
+		return -errno;
+	memset(load, 0, sizeof(*load));
 	snprintf(run_dir, sizeof(run_dir), "/tmp/%s.%d", AA_PROFILE_PREFIX,
 		 run_pid);
+	if (env.skip[AA_ABI_OLD][0])
+		return 0;
 	aa_cleanup_stale("/tmp");
 	if (mkdir(run_dir, 0700)) {
-		snprintf(load_error, sizeof(load_error), "mkdir %s: %s",
+		snprintf(load->error, sizeof(load->error), "mkdir %s: %s",
 			 run_dir, strerror(errno));
-		return;
+		load->tried = true;
+		return 0;
 	}
 	policy = aa_policy_new(run_dir);
 	if (!policy)
-		return;
+		return -ENOMEM;
 	atexit(cleanup);
-	for (abi = 0; abi < AA_ABI_COUNT; abi++) {
-		abis[abi] = !env.skip[abi][0];
-		if (abis[abi])
+	for (abi = 0; abi < AA_ABI_COUNT; abi++)
+		if (!env.skip[abi][0])
 			collect_profiles(abi);
-	}
-	policy_loaded = !aa_policy_load(policy, env.parser, abis, load_error,
-					 sizeof(load_error));
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
 	run_pid = getpid();
 	aa_env_probe(&env);
-	if (!env.skip[AA_ABI_OLD][0] && !only_listing(argc, argv))
-		load_policy();
+	if (!only_listing(argc, argv) && prepare_policy())
+		ksft_exit_fail_msg("cannot prepare policy: %s\n", strerror(errno));
 	return test_harness_run(argc, argv);
 }

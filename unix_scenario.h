@@ -55,6 +55,8 @@ struct scenario {
 	const char *name;		/* unique per check: path or abstract name */
 	/* NULL runs the side unconfined. */
 	const char *profile[SIDE_COUNT];
+	/* The kernel labels AF_UNIX peers (SO_PEERSEC): check the labels. */
+	bool peer_labels;
 	/*
 	 * The client always runs to its end; the server is stopped then
 	 * unless the test asserts its outcome too.
