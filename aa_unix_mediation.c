@@ -57,19 +57,19 @@ static int nr_profiles;
 
 /*
  * What a sub-check expects: either every step succeeds on both sides
- * (side == SIDE_COUNT), or @side first fails at @step with @err.
+ * (who == SIDE_COUNT), or @who first fails at @step with @err.
  */
 struct expect {
-	enum side side;
+	enum side who;
 	enum step step;
 	int err;
 };
 
 static const struct expect all_ok = { SIDE_COUNT, STEP_DONE, 0 };
 
-static struct expect denied(enum side side, enum step step)
+static struct expect denied(enum side who, enum step step)
 {
-	return (struct expect){ side, step, EACCES };
+	return (struct expect){ who, step, EACCES };
 }
 
 struct variant {
@@ -117,8 +117,7 @@ static int base_rules(char *buf, size_t len)
 			"  %s/ r,\n  %s/* rw,\n", run_dir, run_dir);
 }
 
-static void rules(char *buf, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+static __printf(3, 4) void rules(char *buf, size_t len, const char *fmt, ...);
 
 static void rules(char *buf, size_t len, const char *fmt, ...)
 {
@@ -193,7 +192,7 @@ static void sub(struct ctx *c, const char *desc, const char *srv,
 		.type = v->type,
 		.dir = run_dir,
 		.name = name,
-		.wait_server = exp.side != CLIENT,
+		.wait_server = exp.who != CLIENT,
 		/* Before 6.17, AppArmor did not label unix socket peers. */
 		.peer_labels = env.have_v9_unix,
 	};
@@ -221,7 +220,7 @@ static void sub(struct ctx *c, const char *desc, const char *srv,
 		       kind_name(v->kind), type_name(v->type), desc,
 		       step_name(res[SERVER].step), res[SERVER].err,
 		       step_name(res[CLIENT].step), res[CLIENT].err);
-	if (exp.side == SIDE_COUNT) {
+	if (exp.who == SIDE_COUNT) {
 		enum side s;
 
 		for (s = SERVER; s < SIDE_COUNT; s++) {
@@ -236,17 +235,17 @@ static void sub(struct ctx *c, const char *desc, const char *srv,
 		}
 		return;
 	}
-	EXPECT_EQ((int)exp.step, (int)res[exp.side].step) {
+	EXPECT_EQ((int)exp.step, (int)res[exp.who].step) {
 		TH_LOG("%s: %s expected to fail at %s, stopped at %s (%s)",
-		       desc, exp.side == SERVER ? "server" : "client",
-		       step_name(exp.step), step_name(res[exp.side].step),
-		       strerror(res[exp.side].err));
+		       desc, exp.who == SERVER ? "server" : "client",
+		       step_name(exp.step), step_name(res[exp.who].step),
+		       strerror(res[exp.who].err));
 	}
-	EXPECT_EQ(exp.err, res[exp.side].err) {
+	EXPECT_EQ(exp.err, res[exp.who].err) {
 		TH_LOG("%s: %s at %s: expected %s, got %s", desc,
-		       exp.side == SERVER ? "server" : "client",
+		       exp.who == SERVER ? "server" : "client",
 		       step_name(exp.step), strerror(exp.err),
-		       strerror(res[exp.side].err));
+		       strerror(res[exp.who].err));
 	}
 }
 
@@ -273,31 +272,31 @@ static void check_allow_all(struct ctx *c)
  * base_rules()), and a missing "receive" on the receiver is found out at
  * the sender's send.
  */
-static struct expect new_abi_missing(const struct variant *v, enum side side,
+static struct expect new_abi_missing(const struct variant *v, enum side who,
 				     const char *perm)
 {
 	bool fs = v->kind == KIND_PATHNAME;
 	bool conn = conn_type(v->type);
 
 	if (!strcmp(perm, "create"))
-		return denied(side, STEP_CREATE);
+		return denied(who, STEP_CREATE);
 	if (!strcmp(perm, "setopt"))
-		return denied(side, STEP_SETOPT);
+		return denied(who, STEP_SETOPT);
 	if (!strcmp(perm, "getopt"))
-		return denied(side, STEP_GETOPT);
+		return denied(who, STEP_GETOPT);
 	if (!strcmp(perm, "shutdown"))
-		return fs && side == SERVER ? all_ok : denied(side, STEP_SHUTDOWN);
+		return fs && who == SERVER ? all_ok : denied(who, STEP_SHUTDOWN);
 
 	if (v->kind == KIND_UNNAMED) {
 		if (!strcmp(perm, "getattr"))
-			return denied(side, STEP_GETSOCKNAME);
+			return denied(who, STEP_GETSOCKNAME);
 		/* Only datagram sends go through unix_may_send(). */
 		if (!conn && (!strcmp(perm, "send") || !strcmp(perm, "receive")))
-			return denied(side, STEP_SENDTO);
+			return denied(who, STEP_SENDTO);
 		return all_ok;
 	}
 
-	if (side == SERVER) {
+	if (who == SERVER) {
 		if (fs)
 			return all_ok;
 		if (!strcmp(perm, "bind"))
@@ -308,7 +307,7 @@ static struct expect new_abi_missing(const struct variant *v, enum side side,
 			return denied(SERVER, STEP_GETSOCKNAME);
 		if (conn && !strcmp(perm, "accept"))
 			return denied(SERVER, STEP_ACCEPT);
-		/* The listener's side is checked at the client's connect. */
+		/* The listener's who is checked at the client's connect. */
 		if (conn && (!strcmp(perm, "send") || !strcmp(perm, "receive")))
 			return denied(CLIENT, STEP_CONNECT);
 		if (!conn && !strcmp(perm, "receive"))
@@ -334,22 +333,22 @@ static struct expect new_abi_missing(const struct variant *v, enum side side,
  * sendmsg()/recvmsg() against the caller's own coarse rule, and a dgram
  * connect() needed "connect".
  */
-static struct expect pre_v9_missing(const struct variant *v, enum side side,
+static struct expect pre_v9_missing(const struct variant *v, enum side who,
 				    const char *perm)
 {
 	bool conn = conn_type(v->type);
 
 	if (!strcmp(perm, "send")) {
-		if (side == CLIENT)
+		if (who == CLIENT)
 			return denied(CLIENT, STEP_SENDTO);
 		return conn ? denied(SERVER, STEP_REPLY) : all_ok;
 	}
 	if (!strcmp(perm, "receive")) {
-		if (v->kind == KIND_UNNAMED || side == SERVER)
-			return denied(side, STEP_RECV);
+		if (v->kind == KIND_UNNAMED || who == SERVER)
+			return denied(who, STEP_RECV);
 		return conn ? denied(CLIENT, STEP_RECV_REPLY) : all_ok;
 	}
-	if (!strcmp(perm, "connect") && side == CLIENT &&
+	if (!strcmp(perm, "connect") && who == CLIENT &&
 	    v->kind != KIND_UNNAMED)
 		return denied(CLIENT, STEP_CONNECT);
 	return all_ok;
@@ -359,37 +358,37 @@ static struct expect pre_v9_missing(const struct variant *v, enum side side,
  * OLD ABI: one coarse check per operation against "network unix" rules,
  * paths or not; on 6.17+ the receiver's receive is checked at the send.
  */
-static struct expect old_abi_missing(const struct variant *v, enum side side,
+static struct expect old_abi_missing(const struct variant *v, enum side who,
 				     const char *perm)
 {
 	bool conn = conn_type(v->type);
 
 	if (!strcmp(perm, "create"))
-		return denied(side, STEP_CREATE);
+		return denied(who, STEP_CREATE);
 	if (!strcmp(perm, "setopt"))
-		return denied(side, STEP_SETOPT);
+		return denied(who, STEP_SETOPT);
 	if (!strcmp(perm, "getopt"))
-		return denied(side, STEP_GETOPT);
+		return denied(who, STEP_GETOPT);
 	if (!strcmp(perm, "shutdown"))
-		return denied(side, STEP_SHUTDOWN);
+		return denied(who, STEP_SHUTDOWN);
 	if (!strcmp(perm, "getattr"))
-		return denied(side, v->kind == KIND_UNNAMED || side == SERVER ?
+		return denied(who, v->kind == KIND_UNNAMED || who == SERVER ?
 				    STEP_GETSOCKNAME : STEP_GETPEERNAME);
-	if (side == SERVER && !strcmp(perm, "bind"))
+	if (who == SERVER && !strcmp(perm, "bind"))
 		return denied(SERVER, STEP_BIND);
-	if (side == SERVER && conn && !strcmp(perm, "listen"))
+	if (who == SERVER && conn && !strcmp(perm, "listen"))
 		return denied(SERVER, STEP_LISTEN);
-	if (side == SERVER && conn && !strcmp(perm, "accept"))
+	if (who == SERVER && conn && !strcmp(perm, "accept"))
 		return denied(SERVER, STEP_ACCEPT);
 	if (!env.have_v9_unix)
-		return pre_v9_missing(v, side, perm);
+		return pre_v9_missing(v, who, perm);
 
 	if (v->kind == KIND_UNNAMED) {
 		if (!conn && (!strcmp(perm, "send") || !strcmp(perm, "receive")))
-			return denied(side, STEP_SENDTO);
+			return denied(who, STEP_SENDTO);
 		return all_ok;
 	}
-	if (side == SERVER) {
+	if (who == SERVER) {
 		/* A listener with a path is not checked at connect. */
 		if (conn && (!strcmp(perm, "send") || !strcmp(perm, "receive")))
 			return v->kind == KIND_PATHNAME ? all_ok :
@@ -398,7 +397,7 @@ static struct expect old_abi_missing(const struct variant *v, enum side side,
 			return denied(CLIENT, STEP_SENDTO);
 		return all_ok;
 	}
-	/* The connecting side asks for connect, send and receive at once. */
+	/* The connecting who asks for connect, send and receive at once. */
 	if (conn && (!strcmp(perm, "connect") || !strcmp(perm, "send") ||
 		     !strcmp(perm, "receive")))
 		return denied(CLIENT, STEP_CONNECT);
@@ -407,12 +406,12 @@ static struct expect old_abi_missing(const struct variant *v, enum side side,
 	return all_ok;
 }
 
-/* Each permission removed in turn from one side's explicit list. */
+/* Each permission removed in turn from one who's explicit list. */
 static void check_each_permission(struct ctx *c)
 {
 	const struct variant *v = c->v;
 	char full[RULES_MAX], less[RULES_MAX], desc[64];
-	enum side side;
+	enum side who;
 	size_t i;
 
 	if (v->abi == AA_ABI_NEW)
@@ -421,15 +420,15 @@ static void check_each_permission(struct ctx *c)
 		rules(full, sizeof(full), "  network (create, bind, listen, accept, connect, send, receive, getattr, shutdown, getopt, setopt) unix,\n");
 	sub(c, "all permissions listed", full, full, all_ok);
 
-	for (side = v->kind == KIND_UNNAMED ? CLIENT : SERVER;
-	     side < SIDE_COUNT; side++) {
+	for (who = v->kind == KIND_UNNAMED ? CLIENT : SERVER;
+	     who < SIDE_COUNT; who++) {
 		for (i = 0; i < ARRAY_LEN(all_unix_perms); i++) {
 			const char *perm = all_unix_perms[i];
 			struct expect exp;
 
 			if (v->abi == AA_ABI_NEW) {
 				unix_perms_but(less, sizeof(less), perm, NULL);
-				exp = new_abi_missing(v, side, perm);
+				exp = new_abi_missing(v, who, perm);
 			} else {
 				char list[256] = "";
 				size_t j;
@@ -442,12 +441,12 @@ static void check_each_permission(struct ctx *c)
 				}
 				rules(less, sizeof(less),
 				      "  network (%s) unix,\n", list);
-				exp = old_abi_missing(v, side, perm);
+				exp = old_abi_missing(v, who, perm);
 			}
 			snprintf(desc, sizeof(desc), "%s without %s",
-				 side == SERVER ? "server" : "client", perm);
-			sub(c, desc, side == SERVER ? less : full,
-			    side == CLIENT ? less : full, exp);
+				 who == SERVER ? "server" : "client", perm);
+			sub(c, desc, who == SERVER ? less : full,
+			    who == CLIENT ? less : full, exp);
 		}
 	}
 }
@@ -683,27 +682,18 @@ static void check_bind_needs_w(struct ctx *c)
 	each_type(c, KIND_PATHNAME, bind_cases);
 }
 
-static void run_check(struct __test_metadata *_metadata,
-		      const struct variant *v, check_fn *fn)
-{
-	struct ctx c = { .v = v, .metadata = _metadata };
-
-	fn(&c);
-	/* A check that ran nothing would pass without testing anything. */
-	if (_metadata->exit_code != KSFT_SKIP)
-		ASSERT_LT(0, c.subs);
-}
-
 static void load_policy(struct __test_metadata *_metadata);
 
-static void setup(struct __test_metadata *_metadata, const struct variant *v)
+/* SKIPs, with the reason, what this system cannot run. */
+static void require(struct __test_metadata *_metadata, enum aa_abi abi,
+		    bool confined)
 {
 	if (!env.enabled)
 		SKIP(return, "%s", env.skip[AA_ABI_OLD]);
-	if (!v->confined)
+	if (!confined)
 		return;
-	if (env.skip[v->abi][0])
-		SKIP(return, "%s", env.skip[v->abi]);
+	if (env.skip[abi][0])
+		SKIP(return, "%s", env.skip[abi]);
 #ifndef HAVE_LIBAPPARMOR
 	SKIP(return, "built without libapparmor (pkg-config libapparmor): cannot change profile");
 #endif
@@ -714,70 +704,197 @@ static void setup(struct __test_metadata *_metadata, const struct variant *v)
 	}
 }
 
-#define ADD_VARIANT(fix, abi_, confined_, kname, kind_, tname, type_)	\
-	FIXTURE_VARIANT_ADD(fix, kname##_##tname) {			\
-		.v = { abi_, confined_, kind_, type_ },			\
-	}
+static void run_check(struct __test_metadata *_metadata, enum sock_kind kind,
+		      int type, enum aa_abi abi, bool confined, check_fn *fn)
+{
+	struct variant v = {
+		.abi = abi,
+		.confined = confined,
+		.kind = kind,
+		.type = type,
+	};
+	struct ctx c = { .v = &v, .metadata = _metadata };
 
-#define ADD_KIND(fix, abi_, confined_, kname, kind_)				\
-	ADD_VARIANT(fix, abi_, confined_, kname, kind_, stream, SOCK_STREAM);	\
-	ADD_VARIANT(fix, abi_, confined_, kname, kind_, dgram, SOCK_DGRAM);	\
-	ADD_VARIANT(fix, abi_, confined_, kname, kind_, seqpacket, SOCK_SEQPACKET)
+	require(_metadata, abi, confined);
+	if (_metadata->exit_code == KSFT_SKIP)
+		return;
+	fn(&c);
+	/* A check that ran nothing would pass without testing anything. */
+	if (_metadata->exit_code != KSFT_SKIP)
+		ASSERT_LT(0, c.subs);
+}
 
-#define ADD_ALL(fix, abi_, confined_)						\
-	ADD_KIND(fix, abi_, confined_, pathname, KIND_PATHNAME);		\
-	ADD_KIND(fix, abi_, confined_, abstract, KIND_ABSTRACT);		\
-	ADD_KIND(fix, abi_, confined_, unnamed, KIND_UNNAMED);			\
-	ADD_KIND(fix, abi_, confined_, autobind, KIND_AUTOBIND)
+FIXTURE(af_unix) {};
 
-#define DECLARE_FIXTURE(fix)				\
-	FIXTURE(fix) {};				\
-	FIXTURE_VARIANT(fix) {				\
-		struct variant v;			\
-	};						\
-	FIXTURE_SETUP(fix)				\
-	{						\
-		setup(_metadata, &variant->v);		\
-	}						\
-	FIXTURE_TEARDOWN(fix) {}
+FIXTURE_VARIANT(af_unix) {
+	enum sock_kind kind;
+	int type;
+};
 
-#define CHECK_TEST(fix, name)				\
-	TEST_F(fix, name)				\
-	{						\
-		run_check(_metadata, &variant->v, check_##name);	\
-	}
+FIXTURE_SETUP(af_unix) {}
+
+FIXTURE_TEARDOWN(af_unix) {}
+
+FIXTURE_VARIANT_ADD(af_unix, pathname_stream) {
+	.kind = KIND_PATHNAME,
+	.type = SOCK_STREAM,
+};
+
+FIXTURE_VARIANT_ADD(af_unix, pathname_dgram) {
+	.kind = KIND_PATHNAME,
+	.type = SOCK_DGRAM,
+};
+
+FIXTURE_VARIANT_ADD(af_unix, pathname_seqpacket) {
+	.kind = KIND_PATHNAME,
+	.type = SOCK_SEQPACKET,
+};
+
+FIXTURE_VARIANT_ADD(af_unix, abstract_stream) {
+	.kind = KIND_ABSTRACT,
+	.type = SOCK_STREAM,
+};
+
+FIXTURE_VARIANT_ADD(af_unix, abstract_dgram) {
+	.kind = KIND_ABSTRACT,
+	.type = SOCK_DGRAM,
+};
+
+FIXTURE_VARIANT_ADD(af_unix, abstract_seqpacket) {
+	.kind = KIND_ABSTRACT,
+	.type = SOCK_SEQPACKET,
+};
+
+FIXTURE_VARIANT_ADD(af_unix, unnamed_stream) {
+	.kind = KIND_UNNAMED,
+	.type = SOCK_STREAM,
+};
+
+FIXTURE_VARIANT_ADD(af_unix, unnamed_dgram) {
+	.kind = KIND_UNNAMED,
+	.type = SOCK_DGRAM,
+};
+
+FIXTURE_VARIANT_ADD(af_unix, unnamed_seqpacket) {
+	.kind = KIND_UNNAMED,
+	.type = SOCK_SEQPACKET,
+};
+
+FIXTURE_VARIANT_ADD(af_unix, autobind_stream) {
+	.kind = KIND_AUTOBIND,
+	.type = SOCK_STREAM,
+};
+
+FIXTURE_VARIANT_ADD(af_unix, autobind_dgram) {
+	.kind = KIND_AUTOBIND,
+	.type = SOCK_DGRAM,
+};
+
+FIXTURE_VARIANT_ADD(af_unix, autobind_seqpacket) {
+	.kind = KIND_AUTOBIND,
+	.type = SOCK_SEQPACKET,
+};
 
 /* Unconfined tasks: every operation allowed, whatever policy is loaded. */
-DECLARE_FIXTURE(unconfined);
-ADD_ALL(unconfined, AA_ABI_OLD, false);
-CHECK_TEST(unconfined, unconfined)
+TEST_F(af_unix, unconfined)
+{
+	run_check(_metadata, variant->kind, variant->type,
+		  AA_ABI_OLD, false, check_unconfined);
+}
 
-DECLARE_FIXTURE(old_abi);
-ADD_ALL(old_abi, AA_ABI_OLD, true);
-CHECK_TEST(old_abi, allow_all)
-CHECK_TEST(old_abi, each_permission)
-CHECK_TEST(old_abi, rule_type)
+TEST_F(af_unix, old_abi_allow_all)
+{
+	run_check(_metadata, variant->kind, variant->type,
+		  AA_ABI_OLD, true, check_allow_all);
+}
 
-DECLARE_FIXTURE(new_abi);
-ADD_ALL(new_abi, AA_ABI_NEW, true);
-CHECK_TEST(new_abi, allow_all)
-CHECK_TEST(new_abi, each_permission)
-CHECK_TEST(new_abi, rule_type)
-CHECK_TEST(new_abi, rule_addr)
-CHECK_TEST(new_abi, rule_peer_label)
-CHECK_TEST(new_abi, rule_peer_addr)
+TEST_F(af_unix, old_abi_each_permission)
+{
+	run_check(_metadata, variant->kind, variant->type,
+		  AA_ABI_OLD, true, check_each_permission);
+}
 
-/* Commit 6456ccbd2ff7, in both ABIs. */
-DECLARE_FIXTURE(fix_6456ccbd2ff7);
-FIXTURE_VARIANT_ADD(fix_6456ccbd2ff7, old_abi) {
-	.v = { AA_ABI_OLD, true, KIND_PATHNAME, SOCK_STREAM },
-};
-FIXTURE_VARIANT_ADD(fix_6456ccbd2ff7, new_abi) {
-	.v = { AA_ABI_NEW, true, KIND_PATHNAME, SOCK_STREAM },
-};
-CHECK_TEST(fix_6456ccbd2ff7, file_deny)
-CHECK_TEST(fix_6456ccbd2ff7, receiver_at_send)
-CHECK_TEST(fix_6456ccbd2ff7, bind_needs_w)
+TEST_F(af_unix, old_abi_rule_type)
+{
+	run_check(_metadata, variant->kind, variant->type,
+		  AA_ABI_OLD, true, check_rule_type);
+}
+
+TEST_F(af_unix, new_abi_allow_all)
+{
+	run_check(_metadata, variant->kind, variant->type,
+		  AA_ABI_NEW, true, check_allow_all);
+}
+
+TEST_F(af_unix, new_abi_each_permission)
+{
+	run_check(_metadata, variant->kind, variant->type,
+		  AA_ABI_NEW, true, check_each_permission);
+}
+
+TEST_F(af_unix, new_abi_rule_type)
+{
+	run_check(_metadata, variant->kind, variant->type,
+		  AA_ABI_NEW, true, check_rule_type);
+}
+
+TEST_F(af_unix, new_abi_rule_addr)
+{
+	run_check(_metadata, variant->kind, variant->type,
+		  AA_ABI_NEW, true, check_rule_addr);
+}
+
+TEST_F(af_unix, new_abi_rule_peer_label)
+{
+	run_check(_metadata, variant->kind, variant->type,
+		  AA_ABI_NEW, true, check_rule_peer_label);
+}
+
+TEST_F(af_unix, new_abi_rule_peer_addr)
+{
+	run_check(_metadata, variant->kind, variant->type,
+		  AA_ABI_NEW, true, check_rule_peer_addr);
+}
+
+/*
+ * Commit 6456ccbd2ff7 ("apparmor: fix regression in fs based unix sockets
+ * when using old abi"), v6.17-rc1: each check picks its own socket kinds.
+ */
+TEST(fix_6456ccbd2ff7_a_old_abi_file_deny_is_not_enforced)
+{
+	run_check(_metadata, KIND_PATHNAME, SOCK_STREAM,
+		  AA_ABI_OLD, true, check_file_deny);
+}
+
+TEST(fix_6456ccbd2ff7_b_old_abi_receiver_checked)
+{
+	run_check(_metadata, KIND_PATHNAME, SOCK_STREAM,
+		  AA_ABI_OLD, true, check_receiver_at_send);
+}
+
+TEST(fix_6456ccbd2ff7_b_new_abi_receiver_checked)
+{
+	run_check(_metadata, KIND_PATHNAME, SOCK_STREAM,
+		  AA_ABI_NEW, true, check_receiver_at_send);
+}
+
+TEST(fix_6456ccbd2ff7_c_old_abi_bind_needs_file_w)
+{
+	run_check(_metadata, KIND_PATHNAME, SOCK_STREAM,
+		  AA_ABI_OLD, true, check_bind_needs_w);
+}
+
+TEST(fix_6456ccbd2ff7_c_new_abi_bind_needs_file_w)
+{
+	run_check(_metadata, KIND_PATHNAME, SOCK_STREAM,
+		  AA_ABI_NEW, true, check_bind_needs_w);
+}
+
+TEST(fix_6456ccbd2ff7_d_new_abi_file_deny_denies)
+{
+	run_check(_metadata, KIND_PATHNAME, SOCK_STREAM,
+		  AA_ABI_NEW, true, check_file_deny);
+}
 
 static check_fn *const old_checks[] = {
 	check_allow_all, check_each_permission, check_rule_type,

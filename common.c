@@ -119,7 +119,7 @@ static int run_capture(char *const argv[], char *out, size_t outlen)
 
 static bool find_parser(char *path, size_t len)
 {
-	static const char *const dirs[] = { "/sbin", "/usr/sbin" };
+	static const char *const dirs[] = { "/sbin", "/usr/sbin", NULL };
 	const char *env = getenv("PATH");
 	char *copy, *dir, *save = NULL;
 	bool found = false;
@@ -132,7 +132,7 @@ static bool find_parser(char *path, size_t len)
 		found = !access(path, X_OK);
 	}
 	free(copy);
-	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]) && !found; i++) {
+	for (i = 0; dirs[i] && !found; i++) {
 		snprintf(path, len, "%s/apparmor_parser", dirs[i]);
 		found = !access(path, X_OK);
 	}
@@ -145,22 +145,23 @@ static bool find_parser(char *path, size_t len)
 static int parser_probe(const char *parser, const char *policy, bool strict,
 			char *out, size_t outlen)
 {
-	char file[] = "/tmp/" AA_PROFILE_PREFIX ".probe.XXXXXX";
-	char *argv[] = {
-		(char *)parser, "-QK", file, "--warn=rule-downgraded",
-		"--Werror=rule-downgraded", "--warn=rule-not-enforced",
-		"--Werror=rule-not-enforced", NULL,
+	static const char *const werror[] = {
+		"--warn=rule-downgraded", "--Werror=rule-downgraded",
+		"--warn=rule-not-enforced", "--Werror=rule-not-enforced",
 	};
-	int fd, ret;
+	char file[] = "/tmp/" AA_PROFILE_PREFIX ".probe.XXXXXX";
+	const char *argv[8] = { parser, "-QK", file };
+	int fd, ret, i;
 
 	fd = mkstemp(file);
 	if (fd < 0)
 		return -1;
 	close(fd);
 	/* Downgrading to coarse rules is what the OLD ABI is about. */
-	if (!strict)
-		argv[3] = NULL;
-	ret = write_file(file, policy) ? -1 : run_capture(argv, out, outlen);
+	for (i = 0; strict && i < 4; i++)
+		argv[3 + i] = werror[i];
+	ret = write_file(file, policy) ? -1 :
+	      run_capture((char *const *)argv, out, outlen);
 	unlink(file);
 	return ret;
 }
@@ -468,19 +469,19 @@ int aa_check_peer_label(int fd, const char *profile)
 int aa_confine(const char *profile)
 {
 	(void)profile;
-	return -ENOSYS;
+	return -EOPNOTSUPP;
 }
 
 int aa_check_label(const char *profile)
 {
 	(void)profile;
-	return -ENOSYS;
+	return -EOPNOTSUPP;
 }
 
 int aa_check_peer_label(int fd, const char *profile)
 {
 	(void)fd;
 	(void)profile;
-	return -ENOSYS;
+	return -EOPNOTSUPP;
 }
 #endif

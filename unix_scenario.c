@@ -108,17 +108,23 @@ static int fail(struct outcome *out, enum step step, int err)
 	return -1;
 }
 
-#define TRY(out, step, expr)					\
-	do {							\
-		if ((expr) < 0)					\
-			return fail(out, step, errno);		\
-	} while (0)
+/* True, with the step recorded, when a call returned an error. */
+static bool failed(struct outcome *out, enum step step, long ret)
+{
+	if (ret >= 0)
+		return false;
+	fail(out, step, errno);
+	return true;
+}
 
-#define CHECK(out, step, cond, err)				\
-	do {							\
-		if (!(cond))					\
-			return fail(out, step, err);		\
-	} while (0)
+/* True, with the step recorded, when a result is not what was sent. */
+static bool wrong(struct outcome *out, enum step step, bool ok, int err)
+{
+	if (ok)
+		return false;
+	fail(out, step, err);
+	return true;
+}
 
 static void make_msg(char *buf, int i)
 {
@@ -135,7 +141,8 @@ static int confine(struct outcome *out, const char *profile)
 	ret = aa_confine(profile);
 	if (!ret)
 		ret = aa_check_label(profile);
-	CHECK(out, STEP_CONFINE, !ret, -ret);
+	if (wrong(out, STEP_CONFINE, !ret, -ret))
+		return -1;
 	return 0;
 }
 
@@ -145,10 +152,13 @@ static int sock_setup(struct outcome *out, int fd, int type)
 	socklen_t len = sizeof(int);
 	int val = 0;
 
-	TRY(out, STEP_SETOPT,
-	    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)));
-	TRY(out, STEP_GETOPT, getsockopt(fd, SOL_SOCKET, SO_TYPE, &val, &len));
-	CHECK(out, STEP_GETOPT, val == type, EPROTOTYPE);
+	if (failed(out, STEP_SETOPT,
+	    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv))))
+		return -1;
+	if (failed(out, STEP_GETOPT, getsockopt(fd, SOL_SOCKET, SO_TYPE, &val, &len)))
+		return -1;
+	if (wrong(out, STEP_GETOPT, val == type, EPROTOTYPE))
+		return -1;
 	return 0;
 }
 
@@ -160,7 +170,8 @@ static int check_peer_label(struct outcome *out, int fd, const char *profile)
 		return 0;
 	ret = aa_check_peer_label(fd, profile);
 	/* Without libapparmor the label cannot be read: not a failure. */
-	CHECK(out, STEP_PEERLABEL, !ret || ret == -ENOSYS, -ret);
+	if (wrong(out, STEP_PEERLABEL, !ret || ret == -EOPNOTSUPP, -ret))
+		return -1;
 	return 0;
 }
 
@@ -177,8 +188,9 @@ static int send_first(struct outcome *out, int fd,
 	char buf[MSG_LEN];
 
 	make_msg(buf, 0);
-	TRY(out, STEP_SENDTO, sendto(fd, buf, MSG_LEN, 0,
-				     (const struct sockaddr *)addr, addrlen));
+	if (failed(out, STEP_SENDTO, sendto(fd, buf, MSG_LEN, 0,
+				     (const struct sockaddr *)addr, addrlen)))
+		return -1;
 	return 0;
 }
 
@@ -192,9 +204,12 @@ static int send_rest(struct outcome *out, int fd)
 		.msg_hdr = { .msg_iov = &iov[1], .msg_iovlen = 1 },
 	};
 
-	TRY(out, STEP_SENDMSG, sendmsg(fd, &msg, 0));
-	TRY(out, STEP_SENDMMSG, sendmmsg(fd, &mm, 1, 0));
-	CHECK(out, STEP_SENDMMSG, mm.msg_len == MSG_LEN, EMSGSIZE);
+	if (failed(out, STEP_SENDMSG, sendmsg(fd, &msg, 0)))
+		return -1;
+	if (failed(out, STEP_SENDMMSG, sendmmsg(fd, &mm, 1, 0)))
+		return -1;
+	if (wrong(out, STEP_SENDMMSG, mm.msg_len == MSG_LEN, EMSGSIZE))
+		return -1;
 	return 0;
 }
 
@@ -208,16 +223,20 @@ static int recv_three(struct outcome *out, int fd, enum step step, int type)
 
 	while (total < sizeof(got)) {
 		n = recv(fd, got + total, sizeof(got) - total, 0);
-		TRY(out, step, n);
-		CHECK(out, step, n > 0, ECONNRESET);
+		if (failed(out, step, n))
+			return -1;
+		if (wrong(out, step, n > 0, ECONNRESET))
+			return -1;
 		/* Datagrams and records must keep their boundaries. */
-		CHECK(out, step, type == SOCK_STREAM || n == MSG_LEN, EMSGSIZE);
+		if (wrong(out, step, type == SOCK_STREAM || n == MSG_LEN, EMSGSIZE))
+			return -1;
 		total += n;
 	}
 	for (i = 0; i < NMSG; i++) {
 		make_msg(want, i);
-		CHECK(out, step, !memcmp(want, got + i * MSG_LEN, MSG_LEN),
-		      EBADMSG);
+		if (wrong(out, step, !memcmp(want, got + i * MSG_LEN, MSG_LEN),
+		      EBADMSG))
+			return -1;
 	}
 	return 0;
 }
@@ -228,9 +247,12 @@ static int reply_and_check(struct outcome *out, int from, int to)
 
 	make_msg(buf, NMSG);
 
-	TRY(out, STEP_REPLY, send(from, buf, sizeof(buf), 0));
-	TRY(out, STEP_RECV_REPLY, recv(to, got, sizeof(got), 0));
-	CHECK(out, STEP_RECV_REPLY, !memcmp(buf, got, sizeof(buf)), EBADMSG);
+	if (failed(out, STEP_REPLY, send(from, buf, sizeof(buf), 0)))
+		return -1;
+	if (failed(out, STEP_RECV_REPLY, recv(to, got, sizeof(got), 0)))
+		return -1;
+	if (wrong(out, STEP_RECV_REPLY, !memcmp(buf, got, sizeof(buf)), EBADMSG))
+		return -1;
 	return 0;
 }
 
@@ -239,8 +261,10 @@ static int recv_reply(struct outcome *out, int fd)
 	char want[MSG_LEN], got[MSG_LEN];
 
 	make_msg(want, NMSG);
-	TRY(out, STEP_RECV_REPLY, recv(fd, got, sizeof(got), MSG_WAITALL));
-	CHECK(out, STEP_RECV_REPLY, !memcmp(want, got, sizeof(got)), EBADMSG);
+	if (failed(out, STEP_RECV_REPLY, recv(fd, got, sizeof(got), MSG_WAITALL)))
+		return -1;
+	if (wrong(out, STEP_RECV_REPLY, !memcmp(want, got, sizeof(got)), EBADMSG))
+		return -1;
 	return 0;
 }
 
@@ -275,40 +299,51 @@ static int server(const struct scenario *sc, struct shared *sh, int ready)
 	if (confine(out, sc->profile[SERVER]))
 		return -1;
 	fd = socket(AF_UNIX, sc->type, 0);
-	TRY(out, STEP_CREATE, fd);
+	if (failed(out, STEP_CREATE, fd))
+		return -1;
 	if (sock_setup(out, fd, sc->type))
 		return -1;
 	len = build_addr(sc, &addr);
-	TRY(out, STEP_BIND, bind(fd, (struct sockaddr *)&addr, len));
+	if (failed(out, STEP_BIND, bind(fd, (struct sockaddr *)&addr, len)))
+		return -1;
 	if (connection_oriented(sc->type))
-		TRY(out, STEP_LISTEN, listen(fd, 4));
+		if (failed(out, STEP_LISTEN, listen(fd, 4)))
+			return -1;
 	sh->addrlen = sizeof(sh->addr);
-	TRY(out, STEP_GETSOCKNAME,
-	    getsockname(fd, (struct sockaddr *)&sh->addr, &sh->addrlen));
+	if (failed(out, STEP_GETSOCKNAME,
+	    getsockname(fd, (struct sockaddr *)&sh->addr, &sh->addrlen)))
+		return -1;
 	/* Autobind picks the name: the bound one must be non-empty. */
-	CHECK(out, STEP_GETSOCKNAME, sh->addrlen > sizeof(sa_family_t),
-	      EADDRNOTAVAIL);
-	TRY(out, STEP_NOT_RUN, write(ready, "r", 1));
+	if (wrong(out, STEP_GETSOCKNAME, sh->addrlen > sizeof(sa_family_t),
+	      EADDRNOTAVAIL))
+		return -1;
+	if (failed(out, STEP_NOT_RUN, write(ready, "r", 1)))
+		return -1;
 	close(ready);
 
 	if (!connection_oriented(sc->type)) {
 		if (recv_three(out, fd, STEP_RECV, sc->type))
 			return -1;
-		TRY(out, STEP_SHUTDOWN, shutdown(fd, SHUT_RDWR));
+		if (failed(out, STEP_SHUTDOWN, shutdown(fd, SHUT_RDWR)))
+			return -1;
 		return 0;
 	}
 	conn = accept(fd, NULL, NULL);
-	TRY(out, STEP_ACCEPT, conn);
+	if (failed(out, STEP_ACCEPT, conn))
+		return -1;
 	len = sizeof(peer);
-	TRY(out, STEP_GETPEERNAME,
-	    getpeername(conn, (struct sockaddr *)&peer, &len));
+	if (failed(out, STEP_GETPEERNAME,
+	    getpeername(conn, (struct sockaddr *)&peer, &len)))
+		return -1;
 	if (check_peer_label(out, conn, sc->profile[CLIENT]))
 		return -1;
 	if (recv_three(out, conn, STEP_RECV, sc->type))
 		return -1;
 	make_msg(reply, NMSG);
-	TRY(out, STEP_REPLY, send(conn, reply, MSG_LEN, 0));
-	TRY(out, STEP_SHUTDOWN, shutdown(conn, SHUT_RDWR));
+	if (failed(out, STEP_REPLY, send(conn, reply, MSG_LEN, 0)))
+		return -1;
+	if (failed(out, STEP_SHUTDOWN, shutdown(conn, SHUT_RDWR)))
+		return -1;
 	return 0;
 }
 
@@ -323,20 +358,24 @@ static int client(const struct scenario *sc, struct shared *sh, int ready)
 	if (confine(out, sc->profile[CLIENT]))
 		return -1;
 	fd = socket(AF_UNIX, sc->type, 0);
-	TRY(out, STEP_CREATE, fd);
+	if (failed(out, STEP_CREATE, fd))
+		return -1;
 	if (sock_setup(out, fd, sc->type))
 		return -1;
 	/* EOF: the server stopped before it could take connections. */
-	CHECK(out, STEP_NOT_RUN, read(ready, buf, 1) == 1, ECHILD);
+	if (wrong(out, STEP_NOT_RUN, read(ready, buf, 1) == 1, ECHILD))
+		return -1;
 
 	if (!connection_oriented(sc->type) &&
 	    send_first(out, fd, &sh->addr, sh->addrlen))
 		return -1;
-	TRY(out, STEP_CONNECT,
-	    connect(fd, (struct sockaddr *)&sh->addr, sh->addrlen));
+	if (failed(out, STEP_CONNECT,
+	    connect(fd, (struct sockaddr *)&sh->addr, sh->addrlen)))
+		return -1;
 	len = sizeof(name);
-	TRY(out, STEP_GETPEERNAME,
-	    getpeername(fd, (struct sockaddr *)&name, &len));
+	if (failed(out, STEP_GETPEERNAME,
+	    getpeername(fd, (struct sockaddr *)&name, &len)))
+		return -1;
 	if (connection_oriented(sc->type) &&
 	    (check_peer_label(out, fd, sc->profile[SERVER]) ||
 	     send_first(out, fd, NULL, 0)))
@@ -344,11 +383,13 @@ static int client(const struct scenario *sc, struct shared *sh, int ready)
 	if (send_rest(out, fd))
 		return -1;
 	len = sizeof(name);
-	TRY(out, STEP_GETSOCKNAME,
-	    getsockname(fd, (struct sockaddr *)&name, &len));
+	if (failed(out, STEP_GETSOCKNAME,
+	    getsockname(fd, (struct sockaddr *)&name, &len)))
+		return -1;
 	if (connection_oriented(sc->type) && recv_reply(out, fd))
 		return -1;
-	TRY(out, STEP_SHUTDOWN, shutdown(fd, SHUT_RDWR));
+	if (failed(out, STEP_SHUTDOWN, shutdown(fd, SHUT_RDWR)))
+		return -1;
 	return 0;
 }
 
@@ -362,16 +403,20 @@ static int unnamed(const struct scenario *sc, struct shared *sh)
 
 	if (confine(out, sc->profile[CLIENT]))
 		return -1;
-	TRY(out, STEP_CREATE, socketpair(AF_UNIX, sc->type, 0, sv));
+	if (failed(out, STEP_CREATE, socketpair(AF_UNIX, sc->type, 0, sv)))
+		return -1;
 	if (sock_setup(out, sv[0], sc->type) || sock_setup(out, sv[1], sc->type))
 		return -1;
 	len = sizeof(name);
-	TRY(out, STEP_GETSOCKNAME,
-	    getsockname(sv[0], (struct sockaddr *)&name, &len));
-	CHECK(out, STEP_GETSOCKNAME, len == sizeof(sa_family_t), EINVAL);
+	if (failed(out, STEP_GETSOCKNAME,
+	    getsockname(sv[0], (struct sockaddr *)&name, &len)))
+		return -1;
+	if (wrong(out, STEP_GETSOCKNAME, len == sizeof(sa_family_t), EINVAL))
+		return -1;
 	len = sizeof(name);
-	TRY(out, STEP_GETPEERNAME,
-	    getpeername(sv[0], (struct sockaddr *)&name, &len));
+	if (failed(out, STEP_GETPEERNAME,
+	    getpeername(sv[0], (struct sockaddr *)&name, &len)))
+		return -1;
 	if (connection_oriented(sc->type) &&
 	    check_peer_label(out, sv[1], sc->profile[CLIENT]))
 		return -1;
@@ -379,7 +424,8 @@ static int unnamed(const struct scenario *sc, struct shared *sh)
 	    recv_three(out, sv[1], STEP_RECV, sc->type) ||
 	    reply_and_check(out, sv[1], sv[0]))
 		return -1;
-	TRY(out, STEP_SHUTDOWN, shutdown(sv[0], SHUT_RDWR));
+	if (failed(out, STEP_SHUTDOWN, shutdown(sv[0], SHUT_RDWR)))
+		return -1;
 	return 0;
 }
 
