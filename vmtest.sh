@@ -1,0 +1,575 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Run the AppArmor selftests in a throw-away qemu guest.
+#
+# The guest boots a given bzImage (-k) or Debian's current amd64 kernel
+# and a Debian unstable userspace (apparmor_parser >= 5.0) that is loaded
+# as an initramfs, so no disk image, virtio or 9p driver is needed.  The
+# suite's output comes back on a second serial port, its exit status and
+# any files from /output on a third one.
+
+set -euo pipefail
+
+SELFDIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+readonly SELFDIR
+readonly ROOTFS_SUITE=sid
+# Bump the list and the rootfs is rebuilt (its cache name hashes it).
+readonly ROOTFS_PKGS="apparmor,libapparmor1,liburing2"
+readonly BOOT_MARKER="vmtest: init started"
+readonly KVM_BOOT_TIMEOUT=30
+
+CACHE="${VMTEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/apparmor-selftests}"
+KSRC="${KSRC:-}"
+MAKE_ARGS="${VMTEST_MAKE_ARGS:-}"
+KERNEL=""
+SUITE=sid
+UPDATE=0
+APPEND=""
+MEM=2G
+CPUS=2
+OUTDIR=""
+SHELL_AFTER=0
+VERBOSE=0
+ICOUNT=0
+TIMEOUT=600
+ACCEL="${VMTEST_ACCEL:-auto}"
+KST_ARGS=()
+CMD=()
+
+usage()
+{
+	cat <<EOF
+Usage: $0 [options] [-- CMD [ARGS...]]
+
+Build the apparmor selftests, boot a qemu guest and run them there (or
+run CMD in the guest, in the installed apparmor directory).  The suite's
+or CMD's output goes to stdout and its exit status is ours, except: 1 if
+the kernel crashed or logged a splat (BUG, WARNING, ...), 124 if the guest
+timed out, 125 if it could not be built or booted (git bisect run: skip).
+
+  -k BZIMAGE    boot this kernel instead of Debian's linux-image-amd64
+  -d SUITE      take Debian's kernel from SUITE (default: sid; e.g. trixie)
+  -u            refresh the cached Debian package index (newer kernels)
+  -K DIR        kernel tree to build the tests with (default: the tree
+                around this directory, \$KSRC, or Debian's linux-source)
+  -M ARGS       extra make arguments, e.g. 'USERCFLAGS=-Werror'
+                (default: \$VMTEST_MAKE_ARGS)
+  -c COLL       run_kselftest.sh collection (repeatable; default: apparmor)
+  -t COLL:TEST  run_kselftest.sh test (repeatable)
+  -a ARGS       extra kernel command line, e.g. 'apparmor=0'
+  -m MEM        guest memory (default: $MEM)
+  -n CPUS       guest CPUs (default: $CPUS)
+  -o DIR        copy what the guest wrote under /output into DIR
+  -C DIR        cache directory (default: \$VMTEST_CACHE or
+                ~/.cache/apparmor-selftests)
+  -s            start a shell on the console after the run (interactive)
+  -v            also copy the guest console to stderr
+  --icount      deterministic guest clock (qemu -icount shift=0, forces
+                TCG); the guest sees vmtest.icount=1 and VMTEST_ICOUNT=1
+  --timeout S   give up on the guest after S seconds (default: $TIMEOUT)
+  -h            this help
+
+KVM is used when /dev/kvm works (the guest must boot within ${KVM_BOOT_TIMEOUT}s), else
+TCG; VMTEST_ACCEL=kvm or tcg forces one.
+EOF
+	exit "${1:-0}"
+}
+
+log()
+{
+	echo "vmtest: $*" >&2
+}
+
+die()
+{
+	log "error: $*"
+	exit 125
+}
+
+need_root()
+{
+	[[ $EUID -eq 0 ]] || die "$1 needs root (debootstrap and chroot)"
+}
+
+# Install missing host tools on Debian-like hosts, else name them.
+host_deps()
+{
+	local -A pkg_of=([qemu-system-x86_64]=qemu-system-x86
+		[debootstrap]=debootstrap [cpio]=cpio [rsync]=rsync
+		[make]=make [gcc]=gcc [dpkg-deb]=dpkg [flock]=util-linux
+		[xz]=xz-utils [pkg-config]=pkg-config)
+	local missing=() cmd
+
+	for cmd in "${!pkg_of[@]}"; do
+		command -v "$cmd" >/dev/null || missing+=("${pkg_of[$cmd]}")
+	done
+	# The tests link against these; the guest has the runtime parts.
+	pkg-config --exists libapparmor 2>/dev/null ||
+		missing+=(libapparmor-dev)
+	pkg-config --exists liburing 2>/dev/null || missing+=(liburing-dev)
+	[[ ${#missing[@]} -eq 0 ]] && return
+	if [[ $EUID -ne 0 ]] || ! command -v apt-get >/dev/null; then
+		die "please install: ${missing[*]}"
+	fi
+	log "installing ${missing[*]}"
+	apt-get update -qq >&2
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+		--no-install-recommends "${missing[@]}" >&2
+}
+
+# apt inside the rootfs chroot, with a package index per Debian suite so
+# that sid and trixie kernels can be looked up side by side.
+chroot_apt()
+{
+	local tool=$1 suite=$2
+
+	shift 2
+	chroot "$ROOTFS" env -C "${APT_CWD:-/}" "$tool" -q \
+		-o APT::Sandbox::User=root \
+		-o Acquire::Check-Valid-Until=false \
+		-o Dir::Etc::SourceList="/etc/apt/vmtest-$suite.list" \
+		-o Dir::Etc::SourceParts=/etc/apt/vmtest-empty.d \
+		-o Dir::State::Lists="/var/lib/apt/vmtest-lists-$suite" \
+		-o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache= "$@"
+}
+
+apt_index()
+{
+	local suite=$1 lists="$ROOTFS/var/lib/apt/vmtest-lists-$1"
+
+	need_root "fetching Debian packages"
+	if [[ $UPDATE -eq 0 ]] && compgen -G "$lists/*_Packages" >/dev/null; then
+		return
+	fi
+	# Only the mirror debootstrap picked is used, with the suite swapped.
+	sed -n "s/^deb \([^ ]*\) $ROOTFS_SUITE .*/deb \1 $suite main/p" \
+		"$ROOTFS/etc/apt/sources.list" >"$ROOTFS/etc/apt/vmtest-$suite.list"
+	[[ -s $ROOTFS/etc/apt/vmtest-$suite.list ]] ||
+		die "no '$ROOTFS_SUITE' line in $ROOTFS/etc/apt/sources.list"
+	mkdir -p "$lists/partial" "$ROOTFS/etc/apt/vmtest-empty.d"
+	log "updating the Debian $suite package index"
+	chroot_apt apt-get "$suite" update >&2
+}
+
+# Print the package that the (meta) package $2 of suite $1 depends on
+# and whose name starts with $3.
+apt_dep()
+{
+	chroot_apt apt-cache "$1" depends "$2" |
+		awk -v p="$3" '$1 == "Depends:" && index($2, p) == 1 { print $2; exit }'
+}
+
+apt_download()
+{
+	local suite=$1 dir="$ROOTFS/var/cache/vmtest"
+
+	shift
+	rm -rf "$dir" && mkdir -p "$dir"
+	APT_CWD=/var/cache/vmtest chroot_apt apt-get "$suite" download "$@" >&2
+}
+
+# Debian unstable minbase plus AppArmor userspace, as a chroot (used for
+# apt) and a stripped uncompressed cpio (any kernel can unpack that).
+ensure_rootfs()
+{
+	local hash tmp
+
+	hash=$(echo "$ROOTFS_SUITE $ROOTFS_PKGS" | md5sum | cut -c1-8)
+	ROOTFS="$CACHE/rootfs-$ROOTFS_SUITE-$hash"
+	ROOTFS_CPIO="$ROOTFS.cpio"
+	if [[ ! -d $ROOTFS ]]; then
+		need_root "building the guest root filesystem"
+		tmp="$ROOTFS.tmp.$$"
+		rm -rf "$ROOTFS".tmp.*
+		log "debootstrap $ROOTFS_SUITE into $ROOTFS (once)"
+		nice debootstrap --variant=minbase --include="$ROOTFS_PKGS" \
+			"$ROOTFS_SUITE" "$tmp" >&2 ||
+			die "debootstrap failed, see $tmp/debootstrap/debootstrap.log"
+		mv "$tmp" "$ROOTFS"
+		rm -f "$ROOTFS_CPIO"
+	fi
+	[[ -f $ROOTFS_CPIO ]] && return
+	log "packing $ROOTFS_CPIO"
+	# Leave out what a test run never reads: docs, locales, apt state.
+	(cd "$ROOTFS" && find . \( -path ./usr/share/doc -o \
+		-path ./usr/share/man -o -path ./usr/share/info -o \
+		-path ./usr/share/locale -o -path './var/lib/apt/*' -o \
+		-path './var/cache/apt/*' -o -path './var/log/*' -o \
+		-path './tmp/*' -o -path ./debootstrap \) -prune -o -print0 |
+		cpio -o -0 -H newc -R 0:0 --quiet) >"$ROOTFS_CPIO.tmp"
+	mv "$ROOTFS_CPIO.tmp" "$ROOTFS_CPIO"
+}
+
+# Resolve linux-image-amd64 of $SUITE (from the cached index) and cache
+# its vmlinuz and config.  Newer Debian kernels split the image into
+# linux-binary-* (vmlinuz) and linux-base-* (config), so fetch those too.
+ensure_debian_kernel()
+{
+	local pkg ver dir tmp deb p
+
+	apt_index "$SUITE"
+	pkg=$(apt_dep "$SUITE" linux-image-amd64 linux-image-)
+	[[ -n $pkg ]] || die "cannot resolve linux-image-amd64 in $SUITE"
+	ver=$(chroot_apt apt-cache "$SUITE" show --no-all-versions "$pkg" |
+		sed -n 's/^Version: //p')
+	dir="$CACHE/kernel/${pkg}_$ver"
+	KERNEL="$dir/vmlinuz"
+	log "Debian $SUITE kernel: $pkg $ver"
+	[[ -f $KERNEL ]] && return
+	local pkgs=("$pkg")
+	for p in linux-binary linux-base; do
+		p="$p-${pkg#linux-image-}"
+		chroot_apt apt-cache "$SUITE" show "$p" >/dev/null 2>&1 &&
+			pkgs+=("$p")
+	done
+	apt_download "$SUITE" "${pkgs[@]}"
+	tmp="$dir.tmp.$$"
+	mkdir -p "$tmp/x"
+	for deb in "$ROOTFS"/var/cache/vmtest/*.deb; do
+		dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$tmp/x"
+	done
+	for p in vmlinuz config; do
+		find "$tmp/x" -type f \( -path "*/boot/$p-*" -o \
+			-path "*/lib/modules/*/$p" \) -exec mv {} "$tmp/$p" \;
+	done
+	[[ -f $tmp/vmlinuz ]] || die "no vmlinuz in ${pkgs[*]}"
+	rm -rf "$tmp/x" "$dir" "$ROOTFS/var/cache/vmtest"
+	mv "$tmp" "$dir"
+}
+
+# A kernel tree to build the selftests in: the one around us, $KSRC, or
+# Debian's linux-source unpacked once into the cache.
+ensure_ksrc()
+{
+	local pkg tmp
+
+	if [[ -n $KSRC ]]; then
+		[[ -d $KSRC ]] || die "no such directory: $KSRC"
+		KSRC="$(cd "$KSRC" && pwd)"
+	elif [[ -f $SELFDIR/../lib.mk && -f $SELFDIR/../../../../Makefile ]]; then
+		KSRC="$(cd "$SELFDIR/../../../.." && pwd)"
+	else
+		apt_index "$ROOTFS_SUITE"
+		pkg=$(apt_dep "$ROOTFS_SUITE" linux-source linux-source-)
+		[[ -n $pkg ]] || die "cannot resolve linux-source"
+		KSRC="$CACHE/$pkg"
+		[[ -f $KSRC/usr/include/linux/un.h ]] && return
+		apt_download "$ROOTFS_SUITE" "$pkg"
+		tmp="$CACHE/$pkg.tmp.$$"
+		rm -rf "$CACHE/$pkg".tmp.* && mkdir -p "$tmp"
+		log "unpacking $pkg (once)"
+		dpkg-deb --fsys-tarfile "$ROOTFS"/var/cache/vmtest/"$pkg"_*.deb |
+			tar -xO --wildcards './usr/src/linux-source-*.tar.*' |
+			nice tar -xJ -C "$tmp" --strip-components=1
+		rm -rf "$ROOTFS/var/cache/vmtest"
+		mv "$tmp" "$KSRC"
+	fi
+	[[ -f $KSRC/tools/testing/selftests/lib.mk ]] ||
+		die "$KSRC is not a kernel source tree"
+	if [[ ! -f $KSRC/usr/include/linux/un.h ]]; then
+		log "make headers in $KSRC"
+		nice make -s -C "$KSRC" -j"$(nproc)" headers >&2
+	fi
+}
+
+# Build and install the suite into $RUN/overlay/kselftest.  Objects go to
+# the run directory (O=) so the source tree stays clean and concurrent
+# runs only share the copy of this directory, which the lock covers.
+build_suite()
+{
+	local st="$KSRC/tools/testing/selftests" margs
+
+	if [[ $SELFDIR != "$st/apparmor" ]]; then
+		rsync -a --delete --exclude=.git "$SELFDIR/" "$st/apparmor/"
+	fi
+	read -r -a margs <<<"$MAKE_ARGS"
+	log "building the apparmor selftests in $KSRC"
+	nice make -s -C "$st" -j"$(nproc)" TARGETS=apparmor O="$RUN/build" \
+		KHDR_INCLUDES="-isystem $KSRC/usr/include" \
+		INSTALL_PATH="$RUN/overlay/kselftest" "${margs[@]}" install >&2 ||
+		die "building the selftests failed"
+}
+
+# The guest's /init: mount what the tests need, run $RUN/overlay/vmtest/
+# cmd.sh with its output on ttyS1, report status and /output on ttyS2,
+# then power off (minbase has no poweroff binary, sysrq does it).
+write_init()
+{
+	cat >"$RUN/overlay/init" <<'EOF'
+#!/bin/sh
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin HOME=/root
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t securityfs securityfs /sys/kernel/security
+mount -t devtmpfs devtmpfs /dev
+# devtmpfs lacks what udev adds; the kselftest runner writes to /dev/stdout.
+ln -s /proc/self/fd /dev/fd
+ln -s /proc/self/fd/0 /dev/stdin
+ln -s /proc/self/fd/1 /dev/stdout
+ln -s /proc/self/fd/2 /dev/stderr
+mkdir -p /dev/pts /dev/shm /output
+mount -t devpts devpts /dev/pts
+mount -t tmpfs tmpfs /dev/shm
+mount -t tmpfs tmpfs /tmp
+mount -t tmpfs tmpfs /run
+echo vmtest >/proc/sys/kernel/hostname
+echo "vmtest: init started"
+echo "vmtest: $(uname -a)"
+echo "vmtest: cmdline: $(cat /proc/cmdline)"
+echo "vmtest: lsm: $(cat /sys/kernel/security/lsm 2>&1)"
+echo "vmtest: $(apparmor_parser --version 2>&1 | head -n1)"
+echo "vmtest: $(nproc) cpus, $(grep MemTotal /proc/meminfo)"
+# raw: no \r added; stty also waits for output to drain (TCSADRAIN).
+stty -F /dev/ttyS1 raw -echo
+stty -F /dev/ttyS2 raw -echo
+(cd /kselftest/apparmor && bash /vmtest/cmd.sh) </dev/null >/dev/ttyS1 2>&1
+rc=$?
+echo "vmtest: exit status $rc"
+if [ -n "$(ls -A /output)" ]; then
+	echo VMTEST-OUTPUT-BEGIN
+	tar -C /output -cf - . | base64
+	echo VMTEST-OUTPUT-END
+fi >/dev/ttyS2
+echo "VMTEST-EXIT=$rc" >/dev/ttyS2
+stty -F /dev/ttyS1 raw
+stty -F /dev/ttyS2 raw
+[ -f /vmtest/shell ] && cd /kselftest/apparmor &&
+	setsid -c bash -l </dev/ttyS0 >/dev/ttyS0 2>&1
+echo o >/proc/sysrq-trigger
+sleep 3
+echo b >/proc/sysrq-trigger
+EOF
+	chmod +x "$RUN/overlay/init"
+}
+
+# The concatenation of the cached rootfs cpio and one with /init, the
+# installed suite and the command (the kernel unpacks them in order).
+make_initrd()
+{
+	local c=("$@") cmd
+
+	mkdir -p "$RUN/overlay/vmtest"
+	write_init
+	if [[ ${#c[@]} -eq 0 ]]; then
+		[[ ${#KST_ARGS[@]} -gt 0 ]] || KST_ARGS=(-c apparmor)
+		c=(/kselftest/run_kselftest.sh "${KST_ARGS[@]}")
+	fi
+	printf -v cmd ' %q' "${c[@]}"
+	printf 'export VMTEST_ICOUNT=%s\nexec%s\n' "$ICOUNT" "$cmd" \
+		>"$RUN/overlay/vmtest/cmd.sh"
+	[[ $SHELL_AFTER -eq 1 ]] && touch "$RUN/overlay/vmtest/shell"
+	(cd "$RUN/overlay" && find . -print0 |
+		cpio -o -0 -H newc -R 0:0 --quiet) >"$RUN/overlay.cpio"
+	cat "$ROOTFS_CPIO" "$RUN/overlay.cpio" >"$RUN/initrd.cpio"
+}
+
+# Start qemu in the background; $QEMU_PID is its pid.
+start_qemu()
+{
+	local accel=$1 console="file:$RUN/console.log"
+	local args=(-nodefaults -display none -no-reboot -m "$MEM"
+		-smp "$CPUS" -kernel "$KERNEL" -initrd "$RUN/initrd.cpio")
+	local cmdline="console=ttyS0,115200 panic=-1 rdinit=/init"
+
+	[[ $accel == kvm ]] && args+=(-accel kvm -cpu host)
+	[[ $accel == tcg ]] && args+=(-accel tcg -cpu max)
+	if [[ $ICOUNT -eq 1 ]]; then
+		args+=(-icount shift=0)
+		cmdline+=" vmtest.icount=1"
+	fi
+	# With -s the console is our terminal (^A x quits), still logged.
+	[[ $SHELL_AFTER -eq 1 ]] && console=chardev:con &&
+		args+=(-chardev "stdio,id=con,mux=on,logfile=$RUN/console.log"
+			-mon chardev=con)
+	args+=(-serial "$console" -serial "file:$RUN/output.log"
+		-serial "file:$RUN/control.log")
+	: >"$RUN/console.log"
+	log "booting $KERNEL with $accel (logs in $RUN)"
+	# fd 8 is our stdin with -s, else /dev/null.
+	qemu-system-x86_64 "${args[@]}" -append "$cmdline $APPEND" \
+		<&8 2>"$RUN/qemu.log" &
+	QEMU_PID=$!
+}
+
+stop_qemu()
+{
+	kill "$QEMU_PID" 2>/dev/null || return 0
+	sleep 1
+	kill -9 "$QEMU_PID" 2>/dev/null || true
+	wait "$QEMU_PID" 2>/dev/null || true
+}
+
+# Wait until the guest printed the boot marker or $1 seconds passed.
+wait_boot()
+{
+	local end=$((SECONDS + $1))
+
+	while ((SECONDS < end)); do
+		grep -qa "$BOOT_MARKER" "$RUN/console.log" && return 0
+		kill -0 "$QEMU_PID" 2>/dev/null || return 1
+		sleep 0.5
+	done
+	return 1
+}
+
+console_tail()
+{
+	log "last console lines ($RUN/console.log):"
+	tail -n 30 "$RUN/console.log" | tr -d '\r' >&2
+	[[ -s $RUN/qemu.log ]] && { log "qemu said:"; cat "$RUN/qemu.log" >&2; }
+	return 0
+}
+
+# Boot with KVM when it can and works, else TCG; stream the guest's
+# output to stdout; return the guest command's exit status.
+run_guest()
+{
+	local accel=tcg end rc tails=()
+
+	[[ -w /dev/kvm ]] || ACCEL=${ACCEL/auto/tcg}
+	[[ $ICOUNT -eq 1 ]] && ACCEL=tcg
+	if [[ $ACCEL != tcg ]]; then
+		accel=kvm
+		start_qemu kvm
+		if ! wait_boot "$KVM_BOOT_TIMEOUT" && [[ $ACCEL == auto ]]; then
+			log "no boot with KVM within ${KVM_BOOT_TIMEOUT}s, using TCG"
+			[[ -s $RUN/qemu.log ]] && cat "$RUN/qemu.log" >&2
+			stop_qemu
+			accel=tcg
+		fi
+	fi
+	[[ $accel == tcg ]] && start_qemu tcg
+	end=$((SECONDS + TIMEOUT))
+	: >"$RUN/output.log"
+	tail -n +1 -F -s 0.2 --pid="$QEMU_PID" "$RUN/output.log" 2>/dev/null |
+		sed -u 's/\r//g' &
+	tails+=($!)
+	if [[ $VERBOSE -eq 1 ]]; then
+		tail -n +1 -F -s 0.2 --pid="$QEMU_PID" "$RUN/console.log" \
+			2>/dev/null | sed -u 's/\r//g' >&2 &
+		tails+=($!)
+	fi
+	while kill -0 "$QEMU_PID" 2>/dev/null; do
+		if [[ $SHELL_AFTER -eq 0 ]] && ((SECONDS >= end)); then
+			stop_qemu
+			wait "${tails[@]}" || true
+			log "FAIL: guest timed out after ${TIMEOUT}s ($accel)"
+			console_tail
+			return 124
+		fi
+		sleep 0.5
+	done
+	wait "$QEMU_PID" && rc=0 || rc=$?
+	wait "${tails[@]}" || true
+	grep -qa "$BOOT_MARKER" "$RUN/console.log" || {
+		log "FAIL: the guest did not boot (qemu exit status $rc, $accel)"
+		console_tail
+		return 125
+	}
+	rc=$(tr -d '\r' <"$RUN/control.log" | sed -n 's/^VMTEST-EXIT=//p')
+	[[ -n $rc ]] || {
+		log "FAIL: the guest died before reporting a status ($accel)"
+		console_tail
+		return 1
+	}
+	log "guest ($accel) exit status $rc after $((SECONDS + TIMEOUT - end))s"
+	return "$rc"
+}
+
+copy_output()
+{
+	if ! grep -q '^VMTEST-OUTPUT-BEGIN' "$RUN/control.log"; then
+		log "the guest wrote nothing to /output"
+		return 0
+	fi
+	tr -d '\r' <"$RUN/control.log" |
+		sed -n '/^VMTEST-OUTPUT-BEGIN$/,/^VMTEST-OUTPUT-END$/p' |
+		sed '1d;$d' | base64 -d | tar -x -C "$OUTDIR" ||
+		{ log "copying /output back failed"; return 125; }
+	log "guest /output copied to $OUTDIR"
+}
+
+# A kernel splat while the tests ran fails the run even if they passed.
+check_splat()
+{
+	sed -n "/$BOOT_MARKER/,\$p" "$RUN/console.log" | tr -d '\r' |
+		grep -E -A20 '(BUG|WARNING|Oops|UBSAN|KASAN):' >&2 || return 0
+	log "FAIL: kernel splat during the run (see above)"
+	return 1
+}
+
+# shellcheck disable=SC2317 # called from the EXIT trap
+cleanup()
+{
+	[[ -n ${QEMU_PID:-} ]] && stop_qemu
+	[[ -n ${RUN:-} ]] && rm -rf "$RUN"/*.cpio "$RUN/build"
+	return 0
+}
+
+parse_args()
+{
+	while [[ $# -gt 0 ]]; do
+		case $1 in
+		-[kdKMctamnoC]|--timeout)
+			[[ $# -ge 2 ]] || usage 1 >&2 ;;&
+		-k) KERNEL=$(realpath "$2"); shift ;;
+		-d) SUITE=$2; shift ;;
+		-u) UPDATE=1 ;;
+		-K) KSRC=$2; shift ;;
+		-M) MAKE_ARGS+=" $2"; shift ;;
+		-c) KST_ARGS+=(-c "$2"); shift ;;
+		-t) KST_ARGS+=(-t "$2"); shift ;;
+		-a) APPEND+=" $2"; shift ;;
+		-m) MEM=$2; shift ;;
+		-n) CPUS=$2; shift ;;
+		-o) OUTDIR=$2; shift ;;
+		-C) CACHE=$2; shift ;;
+		-s) SHELL_AFTER=1 ;;
+		-v) VERBOSE=1 ;;
+		--icount) ICOUNT=1 ;;
+		--timeout) TIMEOUT=$2; shift ;;
+		-h|--help) usage 0 ;;
+		--) shift; CMD=("$@"); return ;;
+		*) usage 1 >&2 ;;
+		esac
+		shift
+	done
+}
+
+main()
+{
+	local rc=0
+
+	parse_args "$@"
+	[[ -z $KERNEL || -f $KERNEL ]] || die "no such kernel: $KERNEL"
+	host_deps
+	mkdir -p "$CACHE/runs" "${OUTDIR:-$CACHE}"
+	# Runs older than a week only hold logs by now.
+	find "$CACHE/runs" -mindepth 1 -maxdepth 1 -mtime +7 \
+		-exec rm -rf {} + 2>/dev/null || true
+	RUN=$(mktemp -d "$CACHE/runs/$(date +%Y%m%d-%H%M%S)-XXXX")
+	trap cleanup EXIT
+	trap 'exit 130' INT TERM
+	if [[ $SHELL_AFTER -eq 1 ]]; then exec 8<&0; else exec 8</dev/null; fi
+	# One run at a time fills the cache and builds in a shared tree.
+	exec 9>"$CACHE/lock"
+	flock 9
+	ensure_rootfs
+	[[ -n $KERNEL ]] || ensure_debian_kernel
+	ensure_ksrc
+	build_suite
+	flock -u 9
+	make_initrd "${CMD[@]}"
+	run_guest || rc=$?
+	QEMU_PID=""
+	if [[ -n $OUTDIR && $rc -ne 124 && $rc -ne 125 ]]; then
+		copy_output || rc=$?
+	fi
+	if [[ $rc -eq 0 ]]; then
+		check_splat || rc=$?
+	fi
+	exit "$rc"
+}
+
+main "$@"
