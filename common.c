@@ -29,7 +29,6 @@ struct aa_profile {
 	enum aa_abi abi;
 	char name[AA_NAME_MAX];
 	char *rules;
-	bool loaded;
 };
 
 struct aa_policy {
@@ -303,7 +302,7 @@ int aa_policy_load(struct aa_policy *pol, const char *parser,
 {
 	char files[AA_ABI_COUNT][PATH_MAX + 16];
 	char *argv[4 + AA_ABI_COUNT] = { (char *)parser, "-r", "-K" };
-	int argc = 3, abi, i, ret;
+	int argc = 3, abi, ret;
 
 	for (abi = 0; abi < AA_ABI_COUNT; abi++) {
 		if (!abis[abi])
@@ -322,8 +321,6 @@ int aa_policy_load(struct aa_policy *pol, const char *parser,
 	ret = run_capture(argv, err, errlen);
 	if (ret)
 		return -EINVAL;
-	for (i = 0; i < pol->count; i++)
-		pol->prof[i].loaded = abis[pol->prof[i].abi];
 	return 0;
 }
 
@@ -335,13 +332,18 @@ static void remove_profile(const char *name)
 
 void aa_policy_unload(struct aa_policy *pol)
 {
+	char path[PATH_MAX + 16];
 	int i;
 
-	for (i = 0; i < pol->count; i++) {
-		if (!pol->prof[i].loaded)
-			continue;
+	/*
+	 * The load may have happened in another process (a test): remove
+	 * every name, those never loaded just fail.
+	 */
+	for (i = 0; i < pol->count; i++)
 		remove_profile(pol->prof[i].name);
-		pol->prof[i].loaded = false;
+	for (i = 0; i < AA_ABI_COUNT; i++) {
+		snprintf(path, sizeof(path), "%s/policy-%d", pol->dir, i);
+		unlink(path);
 	}
 }
 

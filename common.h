@@ -56,7 +56,7 @@ const char *aa_policy_add(struct aa_policy *pol, enum aa_abi abi,
  */
 int aa_policy_load(struct aa_policy *pol, const char *parser,
 		   const bool abis[AA_ABI_COUNT], char *err, size_t errlen);
-/* Removes what aa_policy_load() loaded. */
+/* Removes the queued profiles from the kernel and the policy files. */
 void aa_policy_unload(struct aa_policy *pol);
 
 /* Removes profiles and directories of runs whose process is gone. */
