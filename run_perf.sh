@@ -1,8 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Maintainer front end for af_unix_send_perf, kept out of the default
-# kselftest run (TEST_PROGS_EXTENDED): timing needs a quiet machine.
+# Maintainer front end for af_unix_send_perf; timing needs a quiet machine.
 #
 #   run_perf.sh record [-- BENCH_ARGS]   measure, store this machine's baseline
 #   run_perf.sh check  [-- BENCH_ARGS]   measure, compare with the baseline
@@ -10,11 +9,17 @@
 #       A/B/A report over results from fresh boots (parent, child, parent):
 #       JSON files from "af_unix_send_perf --json" or ns/msg numbers.
 #       Exits 1 when B is slower than --threshold PCT (default 5).
-#   run_perf.sh vm-aba [-t PCT] [-o DIR] IMG_A IMG_B [-- BENCH_ARGS]
-#       boots IMG_A, IMG_B, IMG_A through ./vmtest.sh --icount and compares.
+#   run_perf.sh vm-aba [-t PCT] [-o DIR] KERNEL_A KERNEL_B [-- BENCH_ARGS]
+#       boots KERNEL_A, KERNEL_B, KERNEL_A with ./vmtest.sh --icount, runs
+#       af_unix_send_perf --variants unconfined --workloads sendmmsg
+#       BENCH_ARGS in each and compares.  KERNEL: a bzImage, or debian:SUITE
+#       for Debian's kernel of SUITE (vmtest.sh -d).  Results go to DIR.
 #
 # Exit status: kselftest codes (4 = skip) for record/check, perf_report's
-# for compare (0 ok, 1 regression, 2 bad input).
+# for compare and vm-aba (0 ok, 1 regression, 2 bad input or failed boot).
+# perf_report: $PERF_REPORT, else next to this script, else built from
+# perf_report.c with the kselftest.h of the tree around this directory,
+# of $KSRC or of vmtest.sh's linux-source.
 set -euo pipefail
 
 readonly ksft_skip=4
@@ -22,7 +27,7 @@ dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 readonly dir
 
 usage() {
-	sed -n '4,17s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
+	sed -n '4,22s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
 }
 
 need() {
@@ -30,6 +35,37 @@ need() {
 		echo "run_perf.sh: $dir/$1 not built (make -C $dir)" >&2
 		exit 1
 	fi
+}
+
+# Sets $report to a perf_report binary, building one in $tmp if need be.
+tmp=""
+find_report() {
+	local cache=${VMTEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/apparmor-selftests}
+	local inc
+
+	if [ -n "${PERF_REPORT:-}" ]; then
+		report=$PERF_REPORT
+		return
+	fi
+	if [ -x "$dir/perf_report" ]; then
+		report=$dir/perf_report
+		return
+	fi
+	for inc in "$dir/.." "${KSRC:-/nonexistent}/tools/testing/selftests" \
+		"$cache"/linux-source-*/tools/testing/selftests; do
+		if [ ! -f "$inc/kselftest.h" ] || [ ! -f "$dir/perf_report.c" ]; then
+			continue
+		fi
+		tmp=$(mktemp -d /tmp/aa_send_perf_report.XXXXXX)
+		report=$tmp/perf_report
+		if "${CC:-cc}" -O2 -Wall -Wextra -I "$inc" -o "$report" \
+			"$dir/perf_report.c" "$dir/perf_stats.c" -lm; then
+			return
+		fi
+		break
+	done
+	echo "run_perf.sh: no perf_report next to $0 and cannot build one (set PERF_REPORT or KSRC)" >&2
+	exit 2
 }
 
 if [ "${KSFT_MACHINE_SLOW:-}" = yes ]; then
@@ -45,11 +81,25 @@ bench_args() {
 	printf '%s\0' "$@"
 }
 
-vm_aba() {
-	local thr=5 out imga imgb i img
-	local -a args=()
+# Runs perf_report, removes a perf_report built by find_report.
+run_report() {
+	local rc=0
 
-	out=$(mktemp -d /tmp/aa_send_perf_aba.XXXXXX)
+	"$report" "$@" || rc=$?
+	[ -z "$tmp" ] || rm -rf "$tmp"
+	exit "$rc"
+}
+
+# Workload, size, dgram ns/msg and dgram/seqpacket ratio of a --json result.
+json_summary() {
+	sed -n 's/.*"variant": "unconfined", "workload": "\([a-z_]*\)", "sock": "dgram", "msg_size": \([0-9]*\), "mean": \([0-9.]*\),.*"ratio": \([0-9.]*\),.*/\1 \2B: dgram \3 ns\/msg, ratio \4/p' "$1"
+}
+
+vm_aba() {
+	local thr=5 out="" i k rc opt report
+	local -a args=() kern=() names=()
+
+	OPTIND=1
 	while getopts "t:o:" opt; do
 		case $opt in
 		t) thr=$OPTARG ;;
@@ -62,30 +112,56 @@ vm_aba() {
 		usage >&2
 		exit 2
 	fi
-	imga=$1
-	imgb=$2
+	names=("$1" "$2" "$1")
 	shift 2
-	if [ "${1:-}" = -- ]; then
+	if [ $# -gt 0 ]; then
+		if [ "$1" != -- ]; then
+			usage >&2
+			exit 2
+		fi
 		shift
 		args=("$@")
 	fi
 	if [ ! -x "$dir/vmtest.sh" ]; then
-		echo "run_perf.sh: vmtest.sh not found next to $0" >&2
+		echo "run_perf.sh: vm-aba needs vmtest.sh next to $0 (run it from the source directory)" >&2
 		exit 2
 	fi
-	i=0
-	for img in "$imga" "$imgb" "$imga"; do
-		i=$((i + 1))
+	for k in "${names[@]:0:2}"; do
+		case $k in
+		debian:?*) ;;
+		*)
+			if [ ! -f "$k" ]; then
+				echo "run_perf.sh: no such kernel image: $k" >&2
+				exit 2
+			fi
+			;;
+		esac
+	done
+	find_report
+	[ -n "$out" ] || out=$(mktemp -d /tmp/aa_send_perf_aba.XXXXXX)
+	for i in 1 2 3; do
+		k=${names[$((i - 1))]}
+		case $k in
+		debian:*) kern=(-d "${k#debian:}") ;;
+		*) kern=(-k "$k") ;;
+		esac
+		rm -rf "${out:?}/$i"
 		mkdir -p "$out/$i"
-		"$dir/vmtest.sh" -k "$img" --icount -o "$out/$i" -- \
+		echo "run_perf.sh: boot $i of 3: $k" >&2
+		rc=0
+		"$dir/vmtest.sh" "${kern[@]}" --icount -o "$out/$i" -- \
 			./af_unix_send_perf --variants unconfined \
-			--json /output/result.json "${args[@]}" || true
-		if [ ! -s "$out/$i/result.json" ]; then
-			echo "run_perf.sh: boot $i ($img) gave no result.json" >&2
+			--workloads sendmmsg --json /output/result.json \
+			"${args[@]}" >"$out/$i.log" 2>&1 || rc=$?
+		# 1: a benchmark FAIL or a kernel splat; the JSON still counts.
+		if [ "$rc" -ge 124 ] || [ ! -s "$out/$i/result.json" ]; then
+			tail -n 20 "$out/$i.log" >&2
+			echo "run_perf.sh: boot $i ($k) failed (vmtest.sh exit status $rc), no result; log: $out/$i.log" >&2
 			exit 2
 		fi
+		echo "run_perf.sh: boot $i: $(json_summary "$out/$i/result.json") (vmtest.sh exit status $rc)" >&2
 	done
-	exec "$dir/perf_report" --threshold "$thr" \
+	run_report --threshold "$thr" \
 		"$out/1/result.json" "$out/2/result.json" "$out/3/result.json"
 }
 
@@ -106,11 +182,10 @@ check)
 	exec "$dir/af_unix_send_perf" --variants unconfined "${args[@]}"
 	;;
 compare)
-	need perf_report
-	exec "$dir/perf_report" "$@"
+	find_report
+	run_report "$@"
 	;;
 vm-aba)
-	need perf_report
 	vm_aba "$@"
 	;;
 -h | --help | help)
