@@ -65,8 +65,8 @@ timed out, 125 if it could not be built or booted (git bisect run: skip).
                 ~/.cache/apparmor-selftests)
   -s            start a shell on the console after the run (interactive)
   -v            also copy the guest console to stderr
-  --icount      deterministic guest clock (qemu -icount shift=0, forces
-                TCG); the guest sees vmtest.icount=1 and VMTEST_ICOUNT=1
+  --icount      deterministic guest clock (qemu -icount shift=0,sleep=off,
+                forces TCG); the guest sees vmtest.icount=1, VMTEST_ICOUNT=1
   --timeout S   give up on the guest after S seconds (default: $TIMEOUT)
   -h            this help
 
@@ -375,7 +375,7 @@ start_qemu()
 	[[ $accel == kvm ]] && args+=(-accel kvm -cpu host)
 	[[ $accel == tcg ]] && args+=(-accel tcg -cpu max)
 	if [[ $ICOUNT -eq 1 ]]; then
-		args+=(-icount shift=0)
+		args+=(-icount "shift=0,sleep=off")
 		cmdline+=" vmtest.icount=1"
 	fi
 	# With -s the console is our terminal (^A x quits), still logged.
