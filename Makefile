@@ -47,9 +47,9 @@ $(OUTPUT)/aa_unix_mediation: aa_unix_mediation.c common.c unix_scenario.c
 $(OUTPUT)/aa_unix_mediation: CFLAGS += $(APPARMOR_CFLAGS)
 $(OUTPUT)/aa_unix_mediation: LDLIBS += $(APPARMOR_LIBS)
 
-$(OUTPUT)/af_unix_send_perf: af_unix_send_perf.c perf_stats.c perf_aa.c
-$(OUTPUT)/af_unix_send_perf: CFLAGS += $(URING_CFLAGS)
-$(OUTPUT)/af_unix_send_perf: LDLIBS += $(URING_LIBS) -lm
+$(OUTPUT)/af_unix_send_perf: af_unix_send_perf.c perf_stats.c common.c
+$(OUTPUT)/af_unix_send_perf: CFLAGS += $(URING_CFLAGS) $(APPARMOR_CFLAGS)
+$(OUTPUT)/af_unix_send_perf: LDLIBS += $(URING_LIBS) $(APPARMOR_LIBS) -lm
 $(OUTPUT)/perf_report: perf_report.c perf_stats.c
 $(OUTPUT)/perf_report: LDLIBS += -lm
 $(OUTPUT)/perf_stats_test: perf_stats_test.c perf_stats.c

@@ -28,6 +28,7 @@
 #include "common.h"
 #include "unix_scenario.h"
 
+#define AA_PROFILE_PREFIX "aa_unix_mediation"
 #define RULES_MAX 1024
 
 #define MAX_SUBS 32
@@ -980,14 +981,14 @@ static int prepare_policy(void)
 		 run_pid);
 	if (env.skip[AA_ABI_OLD][0])
 		return 0;
-	aa_cleanup_stale("/tmp");
+	aa_cleanup_stale("/tmp", AA_PROFILE_PREFIX);
 	if (mkdir(run_dir, 0700)) {
 		snprintf(load->error, sizeof(load->error), "mkdir %s: %s",
 			 run_dir, strerror(errno));
 		load->tried = true;
 		return 0;
 	}
-	policy = aa_policy_new(run_dir);
+	policy = aa_policy_new(run_dir, AA_PROFILE_PREFIX);
 	if (!policy)
 		return -ENOMEM;
 	atexit(cleanup);

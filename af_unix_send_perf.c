@@ -42,7 +42,7 @@
 #endif
 
 #include "kselftest.h"
-#include "perf_aa.h"
+#include "common.h"
 #include "perf_stats.h"
 
 #define BASELINE_DIR	"/var/lib/apparmor-selftests"
@@ -112,7 +112,7 @@ struct result {
 struct env {
 	struct utsname uts;
 	char label[256];
-	bool aa;
+	struct aa_env aa;
 	bool unconfined;
 	bool icount;
 	struct perf_identity id;
@@ -313,7 +313,7 @@ static bool cmdline_has(const char *word)
 {
 	char buf[4096], *tok, *save;
 
-	if (perf_read_line("/proc/cmdline", buf, sizeof(buf)))
+	if (aa_read_line("/proc/cmdline", buf, sizeof(buf)))
 		return false;
 	for (tok = strtok_r(buf, " ", &save); tok;
 	     tok = strtok_r(NULL, " ", &save))
@@ -349,19 +349,19 @@ static void probe_env(void)
 	char buf[512];
 
 	uname(&env.uts);
-	env.aa = perf_aa_enabled();
-	if (perf_aa_label(env.label, sizeof(env.label)))
+	aa_env_probe(&env.aa);
+	if (aa_task_label(env.label, sizeof(env.label)))
 		snprintf(env.label, sizeof(env.label), "none (no AppArmor label)");
 	env.unconfined = !strcmp(env.label, "unconfined");
 	env.icount = cmdline_has(ICOUNT_WORD);
-	if (perf_read_line("/etc/machine-id", env.id.machine_id,
+	if (aa_read_line("/etc/machine-id", env.id.machine_id,
 			   sizeof(env.id.machine_id)) || !env.id.machine_id[0])
 		snprintf(env.id.machine_id, sizeof(env.id.machine_id), "none");
 	cpu_model(env.id.cpu_model, sizeof(env.id.cpu_model));
-	if (perf_read_line("/sys/devices/system/clocksource/clocksource0/current_clocksource",
+	if (aa_read_line("/sys/devices/system/clocksource/clocksource0/current_clocksource",
 			   env.clocksource, sizeof(env.clocksource)))
 		snprintf(env.clocksource, sizeof(env.clocksource), "unknown");
-	if (perf_read_line("/sys/kernel/debug/sched/preempt", env.preempt,
+	if (aa_read_line("/sys/kernel/debug/sched/preempt", env.preempt,
 			   sizeof(env.preempt)))
 		snprintf(env.preempt, sizeof(env.preempt), "uname -v: %s",
 			 env.uts.version);
@@ -370,17 +370,17 @@ static void probe_env(void)
 	ksft_print_msg("kernel: %s %s\n", env.uts.release, env.uts.version);
 	ksft_print_msg("apparmor label: %s%s\n", env.label,
 		       env.unconfined ? " (unconfined, as required)" : "");
-	if (perf_read_line("/sys/kernel/security/lsm", buf, sizeof(buf)))
+	if (aa_read_line("/sys/kernel/security/lsm", buf, sizeof(buf)))
 		snprintf(buf, sizeof(buf), "unreadable");
 	ksft_print_msg("lsm: %s; apparmor %s\n", buf,
-		       env.aa ? "enabled" : "not enabled");
+		       env.aa.enabled ? "enabled" : "not enabled");
 	ksft_print_msg("cpu: %s; machine-id: %s\n", env.id.cpu_model,
 		       env.id.machine_id);
 	ksft_print_msg("clocksource: %s; preempt: %s\n", env.clocksource,
 		       env.preempt);
 	ksft_print_msg("icount: %s (kernel cmdline word %s)\n",
 		       env.icount ? "yes" : "no", ICOUNT_WORD);
-	if (!perf_read_line("/proc/sys/net/unix/max_dgram_qlen", buf, sizeof(buf)))
+	if (!aa_read_line("/proc/sys/net/unix/max_dgram_qlen", buf, sizeof(buf)))
 		ksft_print_msg("net.unix.max_dgram_qlen: %s (not reached: a socketpair peer is exempt and each batch is drained)\n",
 			       buf);
 	ksft_print_msg("clock_gettime: %.1f ns per call, about %.2f ns/msg at batch %u (reported, not subtracted)\n",
@@ -500,7 +500,7 @@ static int ring_init(struct sock_ctx *c, char *reason, size_t rlen)
 
 	ret = io_uring_queue_init(o.batch, &c->ring, 0);
 	if (ret) {
-		if (perf_read_line("/proc/sys/kernel/io_uring_disabled", buf,
+		if (aa_read_line("/proc/sys/kernel/io_uring_disabled", buf,
 				   sizeof(buf)))
 			snprintf(buf, sizeof(buf), "?");
 		snprintf(reason, rlen,
@@ -902,7 +902,7 @@ static void check_baseline(int wl, unsigned int size, bool usable,
 		ksft_test_result_skip("%s: no valid measurement\n", tag);
 		return;
 	}
-	if (env.aa && !env.unconfined) {
+	if (env.aa.enabled && !env.unconfined) {
 		ksft_test_result_skip("%s: task is confined ('%s'), run it unconfined\n",
 				      tag, env.label);
 		return;
@@ -1040,30 +1040,55 @@ static void json_close(void)
 
 /* --- confined variants -------------------------------------------------- */
 
-static char profile[64];
+#define PROFILE_PREFIX "af_unix_send_perf"
 
+static struct aa_policy *policy;
+static char policy_dir[64];
+static const char *profile;
+
+static void variant_teardown(void)
+{
+	if (policy) {
+		aa_policy_unload(policy);
+		aa_policy_free(policy);
+		policy = NULL;
+	}
+	rmdir(policy_dir);
+	profile = NULL;
+}
+
+/* Loads the variant's profile; returns why it cannot run, or NULL. */
 static const char *variant_setup(int v, char *reason, size_t rlen)
 {
-	static const char * const text[NR_V] = {
-		[V_OLD] = "abi <abi/4.0>,\nprofile %s {\n  file,\n  network unix,\n}\n",
-		[V_NEW] = "abi <abi/5.0>,\nprofile %s {\n  file,\n  unix,\n}\n",
+	static const char * const rules[NR_V] = {
+		[V_OLD] = "  file,\n  network unix,\n",
+		[V_NEW] = "  file,\n  unix,\n",
 	};
-	char parser[4096], buf[512], err[PERF_ERR_MAX];
+	enum aa_abi abi = v == V_OLD ? AA_ABI_OLD : AA_ABI_NEW;
+	bool abis[AA_ABI_COUNT] = { false };
+	char err[PERF_ERR_MAX];
 
-	if (!env.aa)
-		return "AppArmor is not enabled (not in /sys/kernel/security/lsm)";
-	if (geteuid())
-		return "loading a profile needs root";
-	if (perf_find_prog("apparmor_parser", parser, sizeof(parser)))
-		return "apparmor_parser not found in PATH, /sbin or /usr/sbin";
-	if (v == V_NEW && !perf_aa_feature_yes("network_v9/af_unix"))
-		return "kernel lacks " PERF_AA_FS "/features/network_v9/af_unix (new unix ABI)";
-	snprintf(profile, sizeof(profile), "aa_send_perf_%s_%d",
-		 v == V_OLD ? "old" : "new", getpid());
-	snprintf(buf, sizeof(buf), text[v], profile);
-	if (perf_aa_load(parser, buf, err, sizeof(err))) {
-		snprintf(reason, rlen, "loading %s profile failed: %s%s", v_names[v],
-			 err, v == V_NEW ? " (parser without abi/5.0?)" : "");
+	if (env.aa.skip[abi][0])
+		return env.aa.skip[abi];
+#ifndef HAVE_LIBAPPARMOR
+	return "built without libapparmor (pkg-config libapparmor): cannot change profile";
+#endif
+	snprintf(policy_dir, sizeof(policy_dir), "/tmp/%s.%d", PROFILE_PREFIX,
+		 getpid());
+	aa_cleanup_stale("/tmp", PROFILE_PREFIX);
+	if (mkdir(policy_dir, 0700) && errno != EEXIST) {
+		snprintf(reason, rlen, "mkdir %s: %s", policy_dir, strerror(errno));
+		return reason;
+	}
+	policy = aa_policy_new(policy_dir, PROFILE_PREFIX);
+	profile = policy ? aa_policy_add(policy, abi, v_names[v], rules[v]) :
+			   NULL;
+	abis[abi] = true;
+	if (!profile || aa_policy_load(policy, env.aa.parser, abis, err,
+				       sizeof(err))) {
+		snprintf(reason, rlen, "loading the %s profile failed: %s",
+			 v_names[v], profile ? err : "out of memory");
+		variant_teardown();
 		return reason;
 	}
 	return NULL;
@@ -1086,7 +1111,7 @@ static void run_confined(int wl, unsigned int size, struct result *shared)
 		return;
 	}
 	if (pid == 0) {
-		ret = perf_aa_change_profile(profile);
+		ret = aa_confine(profile);
 		if (ret) {
 			shared->status = KSFT_FAIL;
 			snprintf(shared->reason, sizeof(shared->reason),
@@ -1094,8 +1119,8 @@ static void run_confined(int wl, unsigned int size, struct result *shared)
 			_exit(0);
 		}
 		/* the sockets must be created confined to carry the label */
-		if (perf_aa_label(label, sizeof(label)) ||
-		    strncmp(label, profile, strlen(profile))) {
+		if (aa_check_label(profile)) {
+			aa_task_label(label, sizeof(label));
 			shared->status = KSFT_FAIL;
 			snprintf(shared->reason, sizeof(shared->reason),
 				 "label after changeprofile is '%.200s'", label);
@@ -1151,8 +1176,8 @@ static void run_variant(int v, struct result *shared)
 				check_baseline(wl, o.sizes[i], usable, &st);
 		}
 	}
-	if (v != V_UNCONFINED && !skip && perf_aa_remove(profile))
-		ksft_print_msg("removing profile %s failed\n", profile);
+	if (v != V_UNCONFINED && !skip)
+		variant_teardown();
 }
 
 int main(int argc, char **argv)

@@ -33,6 +33,7 @@ struct aa_profile {
 
 struct aa_policy {
 	char dir[PATH_MAX];
+	char prefix[AA_NAME_MAX / 2];
 	pid_t owner;
 	int count;
 	struct aa_profile prof[AA_MAX_PROFILES];
@@ -57,6 +58,23 @@ static int read_file(const char *path, char *buf, size_t len)
 		return -errno;
 	buf[n] = '\0';
 	return 0;
+}
+
+int aa_read_line(const char *path, char *buf, size_t len)
+{
+	int ret = read_file(path, buf, len);
+
+	if (!ret)
+		buf[strcspn(buf, "\n")] = '\0';
+	return ret;
+}
+
+int aa_task_label(char *buf, size_t len)
+{
+	/* The LSM-specific file first: with stacking "current" may be another's. */
+	if (!aa_read_line("/proc/self/attr/apparmor/current", buf, len))
+		return 0;
+	return aa_read_line("/proc/self/attr/current", buf, len);
 }
 
 static int write_file(const char *path, const char *data)
@@ -148,7 +166,7 @@ static int parser_probe(const char *parser, const char *policy, bool strict,
 		"--warn=rule-downgraded", "--Werror=rule-downgraded",
 		"--warn=rule-not-enforced", "--Werror=rule-not-enforced",
 	};
-	char file[] = "/tmp/" AA_PROFILE_PREFIX ".probe.XXXXXX";
+	char file[] = "/tmp/apparmor_selftest_probe.XXXXXX";
 	const char *argv[8] = { parser, "-QK", file };
 	int fd, ret, i;
 
@@ -233,13 +251,14 @@ void aa_env_probe(struct aa_env *env)
 	}
 }
 
-struct aa_policy *aa_policy_new(const char *dir)
+struct aa_policy *aa_policy_new(const char *dir, const char *prefix)
 {
 	struct aa_policy *pol = calloc(1, sizeof(*pol));
 
 	if (!pol)
 		return NULL;
 	snprintf(pol->dir, sizeof(pol->dir), "%s", dir);
+	snprintf(pol->prefix, sizeof(pol->prefix), "%s", prefix);
 	pol->owner = getpid();
 	return pol;
 }
@@ -266,7 +285,7 @@ const char *aa_policy_add(struct aa_policy *pol, enum aa_abi abi,
 	p->rules = strdup(rules);
 	if (!p->rules)
 		return NULL;
-	snprintf(p->name, sizeof(p->name), "%s.%d.%s", AA_PROFILE_PREFIX,
+	snprintf(p->name, sizeof(p->name), "%s.%d.%s", pol->prefix,
 		 pol->owner, name);
 	p->abi = abi;
 	pol->count++;
@@ -348,23 +367,23 @@ void aa_policy_unload(struct aa_policy *pol)
 }
 
 /* Returns the pid embedded in a name "<prefix>.<pid>...", or 0. */
-static pid_t owner_of(const char *name)
+static pid_t owner_of(const char *name, const char *prefix)
 {
-	const char *p = name + strlen(AA_PROFILE_PREFIX);
+	size_t len = strlen(prefix);
 	char *end;
 	long pid;
 
-	if (strncmp(name, AA_PROFILE_PREFIX ".", strlen(AA_PROFILE_PREFIX) + 1))
+	if (strncmp(name, prefix, len) || name[len] != '.')
 		return 0;
-	pid = strtol(p + 1, &end, 10);
-	if (end == p + 1 || (*end != '.' && *end != '\0') || pid <= 0)
+	pid = strtol(name + len + 1, &end, 10);
+	if (end == name + len + 1 || (*end != '.' && *end != '\0') || pid <= 0)
 		return 0;
 	return pid;
 }
 
-static bool owner_gone(const char *name)
+static bool owner_gone(const char *name, const char *prefix)
 {
-	pid_t pid = owner_of(name);
+	pid_t pid = owner_of(name, prefix);
 
 	return pid > 0 && pid != getpid() && kill(pid, 0) && errno == ESRCH;
 }
@@ -379,7 +398,7 @@ static int rm_entry(const char *path, const struct stat *sb, int flag,
 	return 0;
 }
 
-void aa_cleanup_stale(const char *tmpdir)
+void aa_cleanup_stale(const char *tmpdir, const char *prefix)
 {
 	char line[512], path[PATH_MAX];
 	struct dirent *de;
@@ -393,7 +412,7 @@ void aa_cleanup_stale(const char *tmpdir)
 
 		if (sp)
 			*sp = '\0';
-		if (owner_gone(line))
+		if (owner_gone(line, prefix))
 			remove_profile(line);
 	}
 	if (f)
@@ -401,7 +420,7 @@ void aa_cleanup_stale(const char *tmpdir)
 
 	d = opendir(tmpdir);
 	while (d && (de = readdir(d))) {
-		if (!owner_gone(de->d_name))
+		if (!owner_gone(de->d_name, prefix))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", tmpdir, de->d_name);
 		nftw(path, rm_entry, 8, FTW_DEPTH | FTW_PHYS);

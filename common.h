@@ -39,13 +39,13 @@ void aa_env_probe(struct aa_env *env);
  * Profiles are named <prefix>.<pid>.<name> so that two runs never collide
  * and a crashed run's leftovers can be recognised by their dead pid.
  */
-#define AA_PROFILE_PREFIX "aa_unix_mediation"
 #define AA_NAME_MAX 128
 #define AA_MAX_PROFILES 256
 
 struct aa_policy;
 
-struct aa_policy *aa_policy_new(const char *dir);
+/* @dir holds the policy files; @prefix starts every profile name. */
+struct aa_policy *aa_policy_new(const char *dir, const char *prefix);
 void aa_policy_free(struct aa_policy *pol);
 /* Queues a profile; returns its full name, owned by @pol. */
 const char *aa_policy_add(struct aa_policy *pol, enum aa_abi abi,
@@ -59,8 +59,16 @@ int aa_policy_load(struct aa_policy *pol, const char *parser,
 /* Removes the queued profiles from the kernel and the policy files. */
 void aa_policy_unload(struct aa_policy *pol);
 
-/* Removes profiles and directories of runs whose process is gone. */
-void aa_cleanup_stale(const char *tmpdir);
+/*
+ * Removes the profiles, and the entries of @tmpdir, named @prefix.<pid>...
+ * whose process is gone.
+ */
+void aa_cleanup_stale(const char *tmpdir, const char *prefix);
+
+/* First line of a file, without its newline; 0 or -errno. */
+int aa_read_line(const char *path, char *buf, size_t len);
+/* The calling task's label as the kernel prints it; 0 or -errno. */
+int aa_task_label(char *buf, size_t len);
 
 int aa_confine(const char *profile);
 /* Returns 0 if the calling task's label is @profile in enforce mode. */
