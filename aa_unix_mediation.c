@@ -215,12 +215,6 @@ static void sub(struct ctx *c, const char *desc, const char *srv,
 	unlink(path);
 	ASSERT_EQ(0, ret);
 
-	if (getenv("AA_EXPLORE"))
-		TH_LOG("EXPLORE %s %s %s %s: server %s %d, client %s %d",
-		       v->abi == AA_ABI_NEW ? "new" : "old",
-		       kind_name(v->kind), type_name(v->type), desc,
-		       step_name(res[SERVER].step), res[SERVER].err,
-		       step_name(res[CLIENT].step), res[CLIENT].err);
 	if (exp.who == SIDE_COUNT) {
 		enum side s;
 
