@@ -118,15 +118,36 @@ static int base_rules(char *buf, size_t len)
 			"  %s/ r,\n  %s/* rw,\n", run_dir, run_dir);
 }
 
-static __printf(3, 4) void rules(char *buf, size_t len, const char *fmt, ...);
-
-static void rules(char *buf, size_t len, const char *fmt, ...)
+static void vrules(char *buf, size_t len, const char *fmt, va_list ap)
 {
 	int n = base_rules(buf, len);
+
+	vsnprintf(buf + n, len - n, fmt, ap);
+}
+
+static __printf(3, 4) void rules(char *buf, size_t len, const char *fmt, ...)
+{
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(buf + n, len - n, fmt, ap);
+	vrules(buf, len, fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * A profile whose rules start with NAME_TAG is loaded under that name
+ * instead of a numbered one, so that other rules can name it.
+ */
+#define NAME_TAG "  # name: "
+
+static __printf(4, 5) void named_rules(char *buf, size_t len, const char *name,
+				       const char *fmt, ...)
+{
+	int n = snprintf(buf, len, NAME_TAG "%s\n", name);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vrules(buf + n, len - n, fmt, ap);
 	va_end(ap);
 }
 
@@ -158,12 +179,17 @@ static const char *profile_lookup(enum aa_abi abi, const char *text)
 
 static void profile_collect(enum aa_abi abi, const char *text)
 {
-	char name[32];
+	size_t tag = strlen(NAME_TAG);
+	char name[64];
 
 	if (!text || profile_lookup(abi, text) ||
 	    nr_profiles == AA_MAX_PROFILES)
 		return;
-	snprintf(name, sizeof(name), "p%d", nr_profiles);
+	if (!strncmp(text, NAME_TAG, tag))
+		snprintf(name, sizeof(name), "%.*s",
+			 (int)strcspn(text + tag, "\n"), text + tag);
+	else
+		snprintf(name, sizeof(name), "p%d", nr_profiles);
 	profiles[nr_profiles].abi = abi;
 	profiles[nr_profiles].rules = strdup(text);
 	profiles[nr_profiles].name = aa_policy_add(policy, abi, name, text);
@@ -540,32 +566,45 @@ static struct expect peer_mismatch(const struct variant *v)
 	return denied(CLIENT, STEP_SENDTO);
 }
 
-static void check_peer(struct ctx *c, const char *what, const char *good,
-		       const char *bad)
+static const char *const peer_local =
+	"  unix (create, setopt, getopt, getattr, shutdown),\n";
+
+static void check_peer_addr(struct ctx *c, const char *good, const char *bad)
 {
-	char ok[RULES_MAX], ko[RULES_MAX], full[RULES_MAX], desc[64];
-	static const char *const local =
-		"  unix (create, setopt, getopt, getattr, shutdown),\n";
+	char ok[RULES_MAX], ko[RULES_MAX], full[RULES_MAX];
 
 	rules(full, sizeof(full), "  unix,\n");
-	rules(ok, sizeof(ok), "%s  unix (connect, send, receive) peer=(%s=%s),\n",
-	      local, what, good);
-	rules(ko, sizeof(ko), "%s  unix (connect, send, receive) peer=(%s=%s),\n",
-	      local, what, bad);
-	snprintf(desc, sizeof(desc), "peer %s matches", what);
-	sub(c, desc, full, ok, all_ok);
-	snprintf(desc, sizeof(desc), "peer %s differs", what);
-	sub(c, desc, full, ko, peer_mismatch(c->v));
+	rules(ok, sizeof(ok), "%s  unix (connect, send, receive) peer=(addr=%s),\n",
+	      peer_local, good);
+	rules(ko, sizeof(ko), "%s  unix (connect, send, receive) peer=(addr=%s),\n",
+	      peer_local, bad);
+	sub(c, "peer addr matches", full, ok, all_ok);
+	sub(c, "peer addr differs", full, ko, peer_mismatch(c->v));
 }
 
-/* peer=(label=...): every profile of this run, then one never loaded. */
+/*
+ * peer=(label=...): the server's exact profile, then the client's own, so
+ * that a kernel matching the subject instead of the peer is caught.  A
+ * socketpair's peer is the process itself: there the two swap.
+ */
 static void check_rule_peer_label(struct ctx *c)
 {
-	char any[128], nobody[128];
+	char srv[RULES_MAX], server[128], self[128], to_server[RULES_MAX];
+	char to_self[RULES_MAX];
+	bool pair = c->v->kind == KIND_UNNAMED;
 
-	label_of(any, sizeof(any), "*");
-	label_of(nobody, sizeof(nobody), "nobody");
-	check_peer(c, "label", any, nobody);
+	label_of(server, sizeof(server), "peer_server");
+	label_of(self, sizeof(self), "peer_self");
+	named_rules(srv, sizeof(srv), "peer_server", "  unix,\n");
+	rules(to_server, sizeof(to_server),
+	      "%s  unix (connect, send, receive) peer=(label=%s),\n",
+	      peer_local, server);
+	named_rules(to_self, sizeof(to_self), "peer_self",
+		    "%s  unix (connect, send, receive) peer=(label=%s),\n",
+		    peer_local, self);
+	sub(c, "peer label matches", srv, pair ? to_self : to_server, all_ok);
+	sub(c, "peer label differs", srv, pair ? to_server : to_self,
+	    peer_mismatch(c->v));
 }
 
 /* peer=(addr=...): the server's address, then another one. */
@@ -579,7 +618,7 @@ static void check_rule_peer_addr(struct ctx *c)
 		return;
 	label_of(other, sizeof(other), "other");
 	snprintf(bad, sizeof(bad), "@%s", other);
-	check_peer(c, "addr", addr, bad);
+	check_peer_addr(c, addr, bad);
 }
 
 static void check_unconfined(struct ctx *c)
@@ -669,6 +708,15 @@ static void bind_cases(struct ctx *c)
 	rules(srv, sizeof(srv), "  %s\n  deny %s/* w,\n", net, run_dir);
 	sub(c, "server denied w on the directory", srv, cli,
 	    denied(SERVER, STEP_BIND));
+}
+
+/*
+ * (e) Before the fix, OLD-ABI checks on pathname sockets went to file rules
+ * only: the coarse network rules were not enforced on them.
+ */
+static void check_old_network_rules_on_paths(struct ctx *c)
+{
+	each_type(c, KIND_PATHNAME, check_each_permission);
 }
 
 /* (c) Binding to a path needs file "w" in both ABIs. */
@@ -891,9 +939,16 @@ TEST(fix_6456ccbd2ff7_d_new_abi_file_deny_denies)
 		  AA_ABI_NEW, true, check_file_deny);
 }
 
+TEST(fix_6456ccbd2ff7_e_old_abi_network_rules_apply_to_paths)
+{
+	run_check(_metadata, KIND_PATHNAME, SOCK_STREAM,
+		  AA_ABI_OLD, true, check_old_network_rules_on_paths);
+}
+
 static check_fn *const old_checks[] = {
 	check_allow_all, check_each_permission, check_rule_type,
 	check_file_deny, check_receiver_at_send, check_bind_needs_w,
+	check_old_network_rules_on_paths,
 };
 
 static check_fn *const new_checks[] = {
