@@ -981,23 +981,28 @@ static void json_escape(FILE *f, const char *s)
 
 static void json_open(void)
 {
+	const struct {
+		const char *key, *val;
+	} str[] = {
+		{ "kernel", env.uts.release },
+		{ "kernel_version", env.uts.version },
+		{ "label", env.label },
+		{ "cpu_model", env.id.cpu_model },
+		{ "machine_id", env.id.machine_id },
+		{ "clocksource", env.clocksource },
+	};
+	size_t i;
+
 	if (!o.json)
 		return;
 	json = fopen(o.json, "we");
 	if (!json)
 		ksft_exit_fail_msg("--json %s: %s\n", o.json, strerror(errno));
-	fprintf(json, "{\n  \"format\": \"af_unix_send_perf/1\",\n  \"kernel\": ");
-	json_escape(json, env.uts.release);
-	fprintf(json, ",\n  \"kernel_version\": ");
-	json_escape(json, env.uts.version);
-	fprintf(json, ",\n  \"label\": ");
-	json_escape(json, env.label);
-	fprintf(json, ",\n  \"cpu_model\": ");
-	json_escape(json, env.id.cpu_model);
-	fprintf(json, ",\n  \"machine_id\": ");
-	json_escape(json, env.id.machine_id);
-	fprintf(json, ",\n  \"clocksource\": ");
-	json_escape(json, env.clocksource);
+	fprintf(json, "{\n  \"format\": \"af_unix_send_perf/1\"");
+	for (i = 0; i < ARRAY_SIZE(str); i++) {
+		fprintf(json, ",\n  \"%s\": ", str[i].key);
+		json_escape(json, str[i].val);
+	}
 	fprintf(json, ",\n  \"icount\": %s,\n  \"cpu\": %d,\n  \"batch\": %u,\n"
 		"  \"msgs_per_round\": %u,\n  \"rounds\": %u,\n  \"warmup\": %u,\n"
 		"  \"clock_gettime_ns\": %.2f,\n  \"series\": [\n",

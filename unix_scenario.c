@@ -31,11 +31,6 @@
 #define IO_TIMEOUT_SEC 5
 #define WAIT_TIMEOUT_MS 10000
 
-struct shared;
-static const struct scenario *cur_sc;
-static struct shared *cur_sh;
-static int cur_ready;
-
 struct shared {
 	struct outcome res[SIDE_COUNT];
 	struct sockaddr_un addr;
@@ -162,11 +157,12 @@ static int sock_setup(struct outcome *out, int fd, int type)
 	return 0;
 }
 
-static int check_peer_label(struct outcome *out, int fd, const char *profile)
+static int check_peer_label(const struct scenario *sc, struct outcome *out,
+			    int fd, const char *profile)
 {
 	int ret;
 
-	if (!cur_sc->peer_labels)
+	if (!sc->peer_labels)
 		return 0;
 	ret = aa_check_peer_label(fd, profile);
 	/* Without libapparmor the label cannot be read: not a failure. */
@@ -335,7 +331,7 @@ static int server(const struct scenario *sc, struct shared *sh, int ready)
 	if (failed(out, STEP_GETPEERNAME,
 	    getpeername(conn, (struct sockaddr *)&peer, &len)))
 		return -1;
-	if (check_peer_label(out, conn, sc->profile[CLIENT]))
+	if (check_peer_label(sc, out, conn, sc->profile[CLIENT]))
 		return -1;
 	if (recv_three(out, conn, STEP_RECV, sc->type))
 		return -1;
@@ -377,7 +373,7 @@ static int client(const struct scenario *sc, struct shared *sh, int ready)
 	    getpeername(fd, (struct sockaddr *)&name, &len)))
 		return -1;
 	if (connection_oriented(sc->type) &&
-	    (check_peer_label(out, fd, sc->profile[SERVER]) ||
+	    (check_peer_label(sc, out, fd, sc->profile[SERVER]) ||
 	     send_first(out, fd, NULL, 0)))
 		return -1;
 	if (send_rest(out, fd))
@@ -418,7 +414,7 @@ static int unnamed(const struct scenario *sc, struct shared *sh)
 	    getpeername(sv[0], (struct sockaddr *)&name, &len)))
 		return -1;
 	if (connection_oriented(sc->type) &&
-	    check_peer_label(out, sv[1], sc->profile[CLIENT]))
+	    check_peer_label(sc, out, sv[1], sc->profile[CLIENT]))
 		return -1;
 	if (send_first(out, sv[0], NULL, 0) || send_rest(out, sv[0]) ||
 	    recv_three(out, sv[1], STEP_RECV, sc->type) ||
@@ -429,34 +425,24 @@ static int unnamed(const struct scenario *sc, struct shared *sh)
 	return 0;
 }
 
-static void run_side(struct outcome *out, int (*fn)(void))
-{
-	if (!fn())
-		out->step = STEP_DONE;
-}
-
-
-static int do_server(void)
-{
-	return server(cur_sc, cur_sh, cur_ready);
-}
-
-static int do_client(void)
-{
-	return cur_sc->kind == KIND_UNNAMED ? unnamed(cur_sc, cur_sh) :
-					      client(cur_sc, cur_sh, cur_ready);
-}
-
-static pid_t spawn(enum side side, int ready[2])
+static pid_t spawn(const struct scenario *sc, struct shared *sh,
+		   enum side side, int ready[2])
 {
 	pid_t pid = fork();
+	int ret;
 
 	if (pid)
 		return pid;
 	/* Keep only this side's end, so EOF tells the client "no server". */
 	close(ready[side == SERVER ? 0 : 1]);
-	cur_ready = ready[side == SERVER ? 1 : 0];
-	run_side(&cur_sh->res[side], side == SERVER ? do_server : do_client);
+	if (side == SERVER)
+		ret = server(sc, sh, ready[1]);
+	else if (sc->kind == KIND_UNNAMED)
+		ret = unnamed(sc, sh);
+	else
+		ret = client(sc, sh, ready[0]);
+	if (!ret)
+		sh->res[side].step = STEP_DONE;
 	_exit(0);
 }
 
@@ -478,21 +464,21 @@ int scenario_run(const struct scenario *sc, struct outcome res[SIDE_COUNT])
 {
 	pid_t pid[SIDE_COUNT] = { 0, 0 };
 	int ready[2], side, ret = 0;
+	struct shared *sh;
 
-	cur_sc = sc;
-	cur_sh = mmap(NULL, sizeof(*cur_sh), PROT_READ | PROT_WRITE,
-		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (cur_sh == MAP_FAILED)
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (sh == MAP_FAILED)
 		return -errno;
 	for (side = 0; side < SIDE_COUNT; side++)
-		cur_sh->res[side] = (struct outcome){ STEP_NOT_RUN, 0 };
+		sh->res[side] = (struct outcome){ STEP_NOT_RUN, 0 };
 	if (pipe2(ready, O_CLOEXEC)) {
 		ret = -errno;
 		goto out;
 	}
 	if (sc->kind != KIND_UNNAMED)
-		pid[SERVER] = spawn(SERVER, ready);
-	pid[CLIENT] = spawn(CLIENT, ready);
+		pid[SERVER] = spawn(sc, sh, SERVER, ready);
+	pid[CLIENT] = spawn(sc, sh, CLIENT, ready);
 	close(ready[0]);
 	close(ready[1]);
 
@@ -505,8 +491,8 @@ int scenario_run(const struct scenario *sc, struct outcome res[SIDE_COUNT])
 		if (wait_exit(pid[SERVER], WAIT_TIMEOUT_MS) && !ret)
 			ret = -ECHILD;
 	}
-	memcpy(res, cur_sh->res, sizeof(cur_sh->res));
+	memcpy(res, sh->res, sizeof(sh->res));
 out:
-	munmap(cur_sh, sizeof(*cur_sh));
+	munmap(sh, sizeof(*sh));
 	return ret;
 }
