@@ -39,7 +39,7 @@ $(warning liburing not found by $(PKG_CONFIG): the io_uring workload will SKIP)
 endif
 TEST_GEN_PROGS += af_unix_send_perf
 TEST_GEN_PROGS_EXTENDED += perf_report perf_stats_test
-TEST_PROGS_EXTENDED += run_perf.sh
+TEST_PROGS_EXTENDED += run_perf.sh aba_report.sh
 
 include ../lib.mk
 

@@ -1,79 +1,205 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Build a minimal x86_64 kernel for the AppArmor selftests:
-# tinyconfig + ./config (what the tests need) + ./config.vm (what it takes to
-# boot under qemu with an initramfs and a serial console).
+# Build a minimal x86_64 kernel for the AppArmor selftests from a kernel
+# tree plus an optional series of patches: tinyconfig + ./config (what the
+# tests need) + ./config.vm (what it takes to boot under qemu with an
+# initramfs and a serial console).
+#
+# The tree itself is never written to.  It is mirrored with hard links
+# into a work directory per (tree, config); the patched files are real
+# copies there, so switching between patch series only rebuilds what the
+# patches touch.  Each (tree, config, patches) image is kept, and handed
+# out again while the tree has not changed.
 
 set -euo pipefail
 
 usage() {
 	cat <<EOF
-Usage: ${0##*/} [-h] KERNEL_SRC OUTPUT_DIR
+Usage: ${0##*/} [-h] [-p PATCH]... KERNEL_SRC [BUILD_DIR]
 
-Configure (tinyconfig + config + config.vm) and build a bzImage from
-KERNEL_SRC out of tree in OUTPUT_DIR, then print the bzImage path.
-Fails, listing them, if any option requested by the fragments was dropped.
+Build a bzImage from KERNEL_SRC with the patches applied in the order
+given (patch -p1, "git format-patch" output works), print its path on
+the last line of stdout, and a description of the build next to it
+(kernel version, config fragments, patches).
+
+  -p PATCH   apply PATCH (repeatable; order matters)
+  BUILD_DIR  work directories and images (default: \$VMTEST_CACHE/kbuild
+             or ~/.cache/apparmor-selftests/kbuild)
+
+Exit status: 0 built (or already built), 2 bad usage, 125 the kernel
+cannot be built here (a patch does not apply, an option requested by the
+fragments was dropped, the build failed): "git bisect run" skips it.
+A patch that does not apply is named, and nothing is changed.
 EOF
 }
 
-if [[ ${1:-} == -h ]]; then
-	usage
-	exit 0
-fi
-if [[ $# -ne 2 ]]; then
+die() {
+	echo "${0##*/}: $*" >&2
+	exit 125
+}
+
+patches=()
+while getopts "hp:" opt; do
+	case $opt in
+	h) usage; exit 0 ;;
+	p) patches+=("$(realpath -e -- "$OPTARG")") || exit 2 ;;
+	*) usage >&2; exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+if [[ $# -lt 1 || $# -gt 2 ]]; then
 	usage >&2
 	exit 2
 fi
 
 ksrc=$(realpath -e -- "$1")
-mkdir -p -- "$2"
-# make -C changes directory before it looks at O=, so O= must be absolute.
-out=$(realpath -e -- "$2")
+[[ -f $ksrc/Makefile && -d $ksrc/arch/x86 ]] ||
+	{ echo "${0##*/}: $ksrc is not a kernel source tree" >&2; exit 2; }
+cache=${VMTEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/apparmor-selftests}
+mkdir -p -- "${2:-$cache/kbuild}"
+top=$(realpath -e -- "${2:-$cache/kbuild}")
 here=$(dirname -- "$(realpath -e -- "${BASH_SOURCE[0]}")")
 frags=("$here/config" "$here/config.vm")
 
-kmake() {
-	make -C "$ksrc" O="$out" "$@"
+sha() {
+	sha256sum | cut -c1-16
 }
 
-kmake tinyconfig
-# Run merge_config.sh inside $out: it creates its temporary file in the
-# current directory, and the kernel source tree must stay untouched.
-# -m: only merge, olddefconfig below fills in the dependencies.
-(cd "$out" && env -u KCONFIG_CONFIG \
-	"$ksrc/scripts/kconfig/merge_config.sh" -m .config "${frags[@]}")
-kmake olddefconfig
+# One work directory per tree and config: src (the mirror), obj (O=).
+work=$top/$( { echo "$ksrc"; cat -- "${frags[@]}"; } | sha)
+key=$(for p in "${patches[@]}"; do sha256sum <"$p"; done | sha)
+src=$work/src
+obj=$work/obj
+img=$work/images/$key
+mkdir -p -- "$work/images"
+exec 9>"$work/lock"
+flock 9
 
-# olddefconfig silently drops options whose dependencies are not met;
-# merge_config.sh -m does not check, so compare by hand (last fragment wins).
-declare -A want=()
-while IFS= read -r line; do
-	case $line in
-	CONFIG_*=*)
-		want[${line%%=*}]=$line ;;
-	"# CONFIG_"*" is not set")
-		sym=${line#\# }
-		want[${sym%% *}]="${sym%% *}=n" ;;
-	esac
-done < <(cat -- "${frags[@]}")
-
-dropped=()
-for sym in "${!want[@]}"; do
-	line=${want[$sym]}
-	if [[ $line == *=n ]]; then
-		grep -q "^$sym=" "$out/.config" || continue
-	else
-		grep -qxF -- "$line" "$out/.config" && continue
-	fi
-	got=$(grep -m1 -e "^$sym=" -e "^# $sym is not set" "$out/.config" || true)
-	dropped+=("$line (got: ${got:-absent})")
+# Stage the series on copies of the files it touches, so that a patch
+# that does not apply changes nothing, neither the tree nor the mirror.
+stage=$(mktemp -d "$work/stage.XXXXXX")
+trap 'rm -rf -- "$stage"' EXIT
+touched=()
+for p in "${patches[@]}"; do
+	while IFS= read -r f; do
+		[[ -e $stage/tree/$f || ! -f $ksrc/$f ]] ||
+			install -D -m "$(stat -c %a -- "$ksrc/$f")" -- \
+				"$ksrc/$f" "$stage/tree/$f"
+		touched+=("$f")
+	done < <(sed -n -E 's#^(---|\+\+\+) [^/ 	]+/([^ 	]+).*#\2#p' -- "$p" |
+		 sort -u)
 done
-if [[ ${#dropped[@]} -ne 0 ]]; then
-	echo "ERROR: options dropped from $out/.config:" >&2
-	printf '  %s\n' "${dropped[@]}" | sort >&2
-	exit 1
+mkdir -p -- "$stage/tree"
+for p in "${patches[@]}"; do
+	if ! out=$(patch -d "$stage/tree" -p1 --batch --forward \
+		--no-backup-if-mismatch -r - <"$p" 2>&1); then
+		printf '%s\n' "$out" >&2
+		die "patch ${p##*/} does not apply to $ksrc; nothing was changed"
+	fi
+done
+mapfile -t touched < <(printf '%s\n' "${touched[@]}" | sort -u | grep .)
+
+# Mirror the tree.  Left out: what makes kbuild refuse an O= build (a
+# tree with "make headers" or a configuration in it) and version control.
+# rsync replaces the previous series' files by links to the originals,
+# whose old times would hide them from make: those become fresh copies.
+mapfile -t applied < <(grep . -- "$work/applied" 2>/dev/null || true)
+mkdir -p -- "$src" "$obj"
+# Itemized changes (path from column 13) other than those files and the
+# times of the directories that hold them.
+changed=$(rsync -a --delete --itemize-changes --link-dest="$ksrc" \
+	--exclude=/.git --exclude=/.config --exclude=/include/config/ \
+	--exclude=/include/generated/ --exclude='/arch/*/include/generated/' \
+	"$ksrc/" "$src/" |
+	awk 'NR == FNR { a[$0]; next } /^\.d/ { next } !(substr($0, 13) in a)' \
+		<(printf '%s\n' "${applied[@]}") -)
+rm -f -- "$work/applied"
+for f in "${applied[@]}"; do
+	[[ -f $ksrc/$f ]] && cp --remove-destination -- "$ksrc/$f" "$src/$f"
+	[[ -f $ksrc/$f ]] || rm -f -- "$src/$f"
+done
+for f in "${touched[@]}"; do
+	if [[ -f $stage/tree/$f ]]; then
+		install -D -m "$(stat -c %a -- "$stage/tree/$f")" -- \
+			"$stage/tree/$f" "$src/$f.new"
+		mv -f -- "$src/$f.new" "$src/$f"
+	else
+		rm -f -- "$src/$f"
+	fi
+done
+[[ ${#touched[@]} -eq 0 ]] || printf '%s\n' "${touched[@]}" >"$work/applied"
+if [[ -n ${changed//[[:space:]]/} ]]; then
+	# Another tree: no earlier image of this work directory holds.
+	rm -rf -- "$work/images"
+	mkdir -p -- "$work/images"
 fi
 
-kmake -j"$(nproc)" bzImage
-echo "$out/arch/x86/boot/bzImage"
+kmake() {
+	nice make -C "$src" O="$obj" "$@"
+}
+
+describe() {
+	echo "tree: $ksrc"
+	echo "version: $(kmake -s kernelversion)"
+	echo "config: tinyconfig ${frags[*]}"
+	for p in "${patches[@]}"; do
+		echo "patch: ${p##*/} $(sed -n 's/^Subject: //p' -- "$p" | head -n1)"
+	done
+	[[ ${#patches[@]} -gt 0 ]] || echo "patch: none"
+}
+
+if [[ -f $img/bzImage ]]; then
+	echo "${0##*/}: $key already built from this tree" >&2
+	echo "$img/bzImage"
+	exit 0
+fi
+
+if [[ ! -f $work/configured ]]; then
+	kmake tinyconfig || die "make tinyconfig failed"
+	# merge_config.sh writes its temporary file in the current directory.
+	# -m: only merge, olddefconfig below fills in the dependencies.
+	(cd "$obj" && env -u KCONFIG_CONFIG \
+		"$src/scripts/kconfig/merge_config.sh" -m .config "${frags[@]}") ||
+		die "merging ${frags[*]} failed"
+	kmake olddefconfig || die "make olddefconfig failed"
+
+	# olddefconfig silently drops options whose dependencies are not
+	# met; merge_config.sh -m does not check (last fragment wins).
+	declare -A want=()
+	while IFS= read -r line; do
+		case $line in
+		CONFIG_*=*)
+			want[${line%%=*}]=$line ;;
+		"# CONFIG_"*" is not set")
+			sym=${line#\# }
+			want[${sym%% *}]="${sym%% *}=n" ;;
+		esac
+	done < <(cat -- "${frags[@]}")
+	dropped=()
+	for sym in "${!want[@]}"; do
+		line=${want[$sym]}
+		if [[ $line == *=n ]]; then
+			grep -q "^$sym=" "$obj/.config" || continue
+		else
+			grep -qxF -- "$line" "$obj/.config" && continue
+		fi
+		got=$(grep -m1 -e "^$sym=" -e "^# $sym is not set" \
+			"$obj/.config" || true)
+		dropped+=("$line (got: ${got:-absent})")
+	done
+	if [[ ${#dropped[@]} -ne 0 ]]; then
+		echo "ERROR: options dropped from $obj/.config:" >&2
+		printf '  %s\n' "${dropped[@]}" | sort >&2
+		exit 125
+	fi
+	touch "$work/configured"
+fi
+
+kmake -j"$(nproc)" bzImage || die "building $key failed (log above)"
+mkdir -p -- "$img.tmp"
+cp -- "$obj/arch/x86/boot/bzImage" "$obj/.config" "$img.tmp/"
+describe >"$img.tmp/build-info"
+rm -rf -- "$img"
+mv -- "$img.tmp" "$img"
+echo "$img/bzImage"

@@ -6,17 +6,26 @@
 #   run_perf.sh record [-- BENCH_ARGS]   measure, store this machine's baseline
 #   run_perf.sh check  [-- BENCH_ARGS]   measure, compare with the baseline
 #   run_perf.sh compare [REPORT_ARGS] A B A2
-#       A/B/A report over results from fresh boots (parent, child, parent):
+#       A/B/A numbers over results from fresh boots (parent, child, parent):
 #       JSON files from "af_unix_send_perf --json" or ns/msg numbers.
 #       Exits 1 when B is slower than --threshold PCT (default 5).
-#   run_perf.sh vm-aba [-t PCT] [-o DIR] KERNEL_A KERNEL_B [-- BENCH_ARGS]
-#       boots KERNEL_A, KERNEL_B, KERNEL_A with ./vmtest.sh --icount, runs
-#       af_unix_send_perf --variants unconfined --workloads sendmmsg
-#       BENCH_ARGS in each and compares.  KERNEL: a bzImage, or debian:SUITE
-#       for Debian's kernel of SUITE (vmtest.sh -d).  Results go to DIR.
+#   run_perf.sh report [-t PCT] [-a DESC] [-b DESC] [-o DIR] A B A2
+#       the plain-text A/B/A report a maintainer can paste into a reply,
+#       every workload and size of three JSON files (aba_report.sh)
+#   run_perf.sh vm-aba [-t PCT] [-o DIR] [-j N] [-a ARGS] [-b ARGS]
+#                      KERNEL_A KERNEL_B [-- BENCH_ARGS]
+#       boots KERNEL_A, KERNEL_B, KERNEL_A with ./vmtest.sh --icount, up
+#       to N guests at once (default 2; the guest clock counts
+#       instructions, so load on the host does not change the figures),
+#       runs af_unix_send_perf --variants unconfined BENCH_ARGS in each and
+#       writes the report to DIR/report.txt.  KERNEL: a bzImage (patch
+#       names from the build-info beside it, see build_kernel.sh), or
+#       debian:SUITE for Debian's kernel of SUITE (vmtest.sh -d).  -a, -b:
+#       kernel command line for A or B (e.g. -b lsm=capability).
 #
 # Exit status: kselftest codes (4 = skip) for record/check, perf_report's
-# for compare and vm-aba (0 ok, 1 regression, 2 bad input or failed boot).
+# for compare, report and vm-aba (0 ok, 1 regression, 2 bad input or a
+# failed boot).
 # perf_report: $PERF_REPORT, else next to this script, else built from
 # perf_report.c with the kselftest.h of the tree around this directory,
 # of $KSRC or of vmtest.sh's linux-source.
@@ -27,7 +36,7 @@ dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 readonly dir
 
 usage() {
-	sed -n '4,22s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
+	sed -n '4,30s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
 }
 
 need() {
@@ -90,25 +99,62 @@ run_report() {
 	exit "$rc"
 }
 
-# Workload, size, dgram ns/msg and dgram/seqpacket ratio of a --json result.
+# Workload, size, dgram ns/msg and ratio of each unconfined dgram series.
 json_summary() {
-	sed -n 's/.*"variant": "unconfined", "workload": "\([a-z_]*\)", "sock": "dgram", "msg_size": \([0-9]*\), "mean": \([0-9.]*\),.*"ratio": \([0-9.]*\),.*/\1 \2B: dgram \3 ns\/msg, ratio \4/p' "$1"
+	jq -r '[.series[] | select(.variant == "unconfined" and .sock == "dgram") |
+		"\(.workload) \(.msg_size)B: dgram \(.mean) ns/msg, ratio \(.ratio)"] |
+		join("; ")' "$1" 2>/dev/null || echo "(unreadable result)"
+}
+
+# boot I KERNEL CMDLINE OUT BENCH_ARGS...: boot I of an A/B/A, its
+# result in OUT/I.
+boot() {
+	local i=$1 k=$2 cmdline=$3 out=$4 rc=0
+	local -a kern
+
+	shift 4
+	case $k in
+	debian:*) kern=(-d "${k#debian:}") ;;
+	*) kern=(-k "$k") ;;
+	esac
+	[ -z "$cmdline" ] || kern+=(-a "$cmdline")
+	rm -rf "${out:?}/$i"
+	mkdir -p "$out/$i"
+	case $k in
+	debian:*) echo "patch: none (Debian's kernel of ${k#debian:})" ;;
+	*) cat "$(dirname -- "$k")/build-info" 2>/dev/null || true ;;
+	esac >"$out/$i/build-info"
+	[ -z "$cmdline" ] || echo "cmdline: $cmdline" >>"$out/$i/build-info"
+	echo "run_perf.sh: boot $i of 3: $k $cmdline" >&2
+	"$dir/vmtest.sh" "${kern[@]}" --icount -o "$out/$i" -- \
+		./af_unix_send_perf --variants unconfined \
+		--json /output/result.json "$@" >"$out/$i.log" 2>&1 || rc=$?
+	# 1: a benchmark FAIL or a kernel splat; the JSON still counts.
+	if [ "$rc" -ge 124 ] || [ ! -s "$out/$i/result.json" ]; then
+		tail -n 20 "$out/$i.log" >&2
+		echo "run_perf.sh: boot $i ($k) failed (vmtest.sh exit status $rc), no result; log: $out/$i.log" >&2
+		return 2
+	fi
+	echo "run_perf.sh: boot $i: $(json_summary "$out/$i/result.json") (vmtest.sh exit status $rc)" >&2
 }
 
 vm_aba() {
-	local thr=5 out="" i k rc opt report
-	local -a args=() kern=() names=()
+	local thr=5 out="" jobs=2 i k opt failed=0
+	local -a args=() names=() pids=() cmdlines=("" "" "")
 
 	OPTIND=1
-	while getopts "t:o:" opt; do
+	while getopts "t:o:j:a:b:" opt; do
 		case $opt in
+		a) cmdlines[0]=$OPTARG; cmdlines[2]=$OPTARG ;;
+		b) cmdlines[1]=$OPTARG ;;
 		t) thr=$OPTARG ;;
 		o) out=$OPTARG ;;
+		j) jobs=$OPTARG ;;
 		*) usage >&2; exit 2 ;;
 		esac
 	done
 	shift $((OPTIND - 1))
-	if [ $# -lt 2 ]; then
+	if [ $# -lt 2 ] || ! [[ $jobs =~ ^[1-9][0-9]*$ ]]; then
 		usage >&2
 		exit 2
 	fi
@@ -140,29 +186,32 @@ vm_aba() {
 	find_report
 	[ -n "$out" ] || out=$(mktemp -d /tmp/aa_send_perf_aba.XXXXXX)
 	for i in 1 2 3; do
-		k=${names[$((i - 1))]}
-		case $k in
-		debian:*) kern=(-d "${k#debian:}") ;;
-		*) kern=(-k "$k") ;;
-		esac
-		rm -rf "${out:?}/$i"
-		mkdir -p "$out/$i"
-		echo "run_perf.sh: boot $i of 3: $k" >&2
-		rc=0
-		"$dir/vmtest.sh" "${kern[@]}" --icount -o "$out/$i" -- \
-			./af_unix_send_perf --variants unconfined \
-			--workloads sendmmsg --json /output/result.json \
-			"${args[@]}" >"$out/$i.log" 2>&1 || rc=$?
-		# 1: a benchmark FAIL or a kernel splat; the JSON still counts.
-		if [ "$rc" -ge 124 ] || [ ! -s "$out/$i/result.json" ]; then
-			tail -n 20 "$out/$i.log" >&2
-			echo "run_perf.sh: boot $i ($k) failed (vmtest.sh exit status $rc), no result; log: $out/$i.log" >&2
-			exit 2
+		if [ "${#pids[@]}" -ge "$jobs" ]; then
+			wait "${pids[0]}" || failed=1
+			pids=("${pids[@]:1}")
 		fi
-		echo "run_perf.sh: boot $i: $(json_summary "$out/$i/result.json") (vmtest.sh exit status $rc)" >&2
+		boot "$i" "${names[$((i - 1))]}" "${cmdlines[$((i - 1))]}" \
+			"$out" "${args[@]}" &
+		pids+=($!)
 	done
-	run_report --threshold "$thr" \
+	for i in "${pids[@]}"; do
+		wait "$i" || failed=1
+	done
+	if [ "$failed" -ne 0 ]; then
+		[ -z "$tmp" ] || rm -rf "$tmp"
+		exit 2
+	fi
+	run_report_script -t "$thr" -o "$out" \
 		"$out/1/result.json" "$out/2/result.json" "$out/3/result.json"
+}
+
+# Runs aba_report.sh, removes a perf_report built by find_report.
+run_report_script() {
+	local rc=0
+
+	PERF_REPORT=$report "$dir/aba_report.sh" "$@" || rc=$?
+	[ -z "$tmp" ] || rm -rf "$tmp"
+	exit "$rc"
 }
 
 cmd=${1:-}
@@ -184,6 +233,10 @@ check)
 compare)
 	find_report
 	run_report "$@"
+	;;
+report)
+	find_report
+	run_report_script "$@"
 	;;
 vm-aba)
 	vm_aba "$@"
