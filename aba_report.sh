@@ -61,7 +61,7 @@ describe() {
 
 	info=$(dirname -- "$1")/build-info
 	patches=$(sed -n 's/^patch: \([^ ]*\).*/\1/p' "$info" 2>/dev/null |
-		paste -sd ' ')
+		sed '2,$s/^/         /')
 	printf '%s, patches: %s%s' "$(jq -r .kernel "$1")" \
 		"${patches:-unknown (no build-info)}" \
 		"$(sed -n 's/^cmdline: \(.*\)/, booted with \1/p' "$info" 2>/dev/null)"
@@ -86,6 +86,7 @@ gp() {
 set title "$2"
 set xlabel "round"
 set key outside bottom center horizontal
+set offsets 0, 0, graph 0.1, graph 0.1
 plot '$1' using 1:2 with linespoints title "A", \\
      '' using 1:3 with linespoints title "B", \\
      '' using 1:4 with linespoints title "A'"
@@ -132,15 +133,21 @@ row() {
 		ns[$1] = $2; ratio[$1] = $6
 	}
 	/^B slowdown vs midpoint/ { slow = $NF }
+	/^B ratio slowdown vs midpoint/ { rslow = $NF }
 	/^parent drift/ { drift = $NF }
+	/^parent ratio drift/ { rdrift = $NF }
 	/^max CV:/ { cv = $3 }
 	/^verdict:/ { sub(/^verdict: /, ""); verdict = verdict sep $0; sep = "; " }
 	END {
 		printf "%s %s B%25s %12s %12s\n", w, s, "A (parent)", "B (child)", "A'\'' (parent)"
 		printf "  %-28s %12s %12s %12s\n", "dgram ns/msg", ns["A"], ns["B"], ns["A'\''"]
 		printf "  %-28s %12s %12s %12s\n", "dgram/seqpacket ratio", ratio["A"], ratio["B"], ratio["A'\''"]
-		printf "  %-28s %12s\n", "B vs midpoint of A and A'\''", slow
-		printf "  %-28s %12s\n", "parent drift (A'\'' vs A)", drift
+		printf "  %-28s %12s  (dgram ns/msg)\n", "B vs midpoint of A and A'\''", slow
+		if (rslow != "")
+			printf "  %-28s %12s  (ratio)\n", "", rslow
+		printf "  %-28s %12s  (dgram ns/msg)\n", "parent drift (A'\'' vs A)", drift
+		if (rdrift != "")
+			printf "  %-28s %12s  (ratio)\n", "", rdrift
 		printf "  %-28s %12s\n", "max CV of a series", cv
 		printf "  verdict: %s\n", verdict
 	}'

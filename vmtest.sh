@@ -21,6 +21,8 @@ readonly KVM_BOOT_TIMEOUT=30
 
 CACHE="${VMTEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/apparmor-selftests}"
 KSRC="${KSRC:-}"
+KSRC_SUITE=$ROOTFS_SUITE
+PRINT_KSRC=0
 MAKE_ARGS="${VMTEST_MAKE_ARGS:-}"
 KERNEL=""
 SUITE=sid
@@ -53,6 +55,8 @@ timed out, 125 if it could not be built or booted (git bisect run: skip).
   -u            refresh the cached Debian package index (newer kernels)
   -K DIR        kernel tree to build the tests with (default: the tree
                 around this directory, \$KSRC, or Debian's linux-source)
+  -S SUITE      take Debian's linux-source from SUITE (default: $ROOTFS_SUITE)
+  --print-ksrc  fetch that kernel tree if need be, print its path, exit
   -M ARGS       extra make arguments, e.g. 'USERCFLAGS=-Werror'
                 (default: \$VMTEST_MAKE_ARGS)
   -c COLL       run_kselftest.sh collection (repeatable; default: apparmor)
@@ -239,10 +243,10 @@ ensure_debian_kernel()
 }
 
 # A kernel tree to build the selftests in: the one around us, $KSRC, or
-# Debian's linux-source unpacked once into the cache.
+# Debian's linux-source of $KSRC_SUITE unpacked once into the cache.
 ensure_ksrc()
 {
-	local pkg tmp
+	local pkg tmp dir
 
 	if [[ -n $KSRC ]]; then
 		[[ -d $KSRC ]] || die "no such directory: $KSRC"
@@ -250,14 +254,17 @@ ensure_ksrc()
 	elif [[ -f $SELFDIR/../lib.mk && -f $SELFDIR/../../../../Makefile ]]; then
 		KSRC="$(cd "$SELFDIR/../../../.." && pwd)"
 	else
-		apt_index "$ROOTFS_SUITE"
-		pkg=$(apt_dep "$ROOTFS_SUITE" linux-source linux-source-)
-		[[ -n $pkg ]] || die "cannot resolve linux-source"
-		KSRC="$CACHE/$pkg"
+		apt_index "$KSRC_SUITE"
+		pkg=$(apt_dep "$KSRC_SUITE" linux-source linux-source-)
+		[[ -n $pkg ]] || die "cannot resolve linux-source in $KSRC_SUITE"
+		# Suites can ship the same package name in other versions.
+		dir=$pkg
+		[[ $KSRC_SUITE == "$ROOTFS_SUITE" ]] || dir=$pkg.$KSRC_SUITE
+		KSRC="$CACHE/$dir"
 		[[ -f $KSRC/usr/include/linux/un.h ]] && return
-		apt_download "$ROOTFS_SUITE" "$pkg"
-		tmp="$CACHE/$pkg.tmp.$$"
-		rm -rf "$CACHE/$pkg".tmp.* && mkdir -p "$tmp"
+		apt_download "$KSRC_SUITE" "$pkg"
+		tmp="$CACHE/$dir.tmp.$$"
+		rm -rf "$CACHE/$dir".tmp.* && mkdir -p "$tmp"
 		log "unpacking $pkg (once)"
 		dpkg-deb --fsys-tarfile "$ROOTFS"/var/cache/vmtest/"$pkg"_*.deb |
 			tar -xO --wildcards './usr/src/linux-source-*.tar.*' |
@@ -511,12 +518,14 @@ parse_args()
 {
 	while [[ $# -gt 0 ]]; do
 		case $1 in
-		-[kdKMctamnoC]|--timeout)
+		-[kdKSMctamnoC]|--timeout)
 			[[ $# -ge 2 ]] || usage 1 >&2 ;;&
 		-k) KERNEL=$(realpath "$2"); shift ;;
 		-d) SUITE=$2; shift ;;
 		-u) UPDATE=1 ;;
 		-K) KSRC=$2; shift ;;
+		-S) KSRC_SUITE=$2; shift ;;
+		--print-ksrc) PRINT_KSRC=1 ;;
 		-M) MAKE_ARGS+=" $2"; shift ;;
 		-c) KST_ARGS+=(-c "$2"); shift ;;
 		-t) KST_ARGS+=(-t "$2"); shift ;;
@@ -556,6 +565,11 @@ main()
 	exec 9>"$CACHE/lock"
 	flock 9
 	ensure_rootfs
+	if [[ $PRINT_KSRC -eq 1 ]]; then
+		ensure_ksrc
+		echo "$KSRC"
+		exit 0
+	fi
 	[[ -n $KERNEL ]] || ensure_debian_kernel
 	ensure_ksrc
 	build_suite
