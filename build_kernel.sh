@@ -106,13 +106,25 @@ mapfile -t touched < <(printf '%s\n' "${touched[@]}" | sort -u | grep .)
 # whose old times would hide them from make: those become fresh copies.
 mapfile -t applied < <(grep . -- "$work/applied" 2>/dev/null || true)
 mkdir -p -- "$src" "$obj"
-# Itemized changes (path from column 13) other than those files and the
-# times of the directories that hold them.
-changed=$(rsync -a --delete --itemize-changes --link-dest="$ksrc" \
+# Has the tree changed since the last run?  A file edited in place is
+# seen by its time (the mirror shares it), one replaced by another by
+# rsync.  The selftests are not part of the kernel: left out.
+changed=first
+if [[ -f $work/synced ]]; then
+	changed=$(find "$ksrc" \( -path "$ksrc/.git" -o \
+		-path "$ksrc/tools/testing/selftests" \) -prune -o \
+		-newer "$work/synced" -print -quit)
+fi
+touch -- "$work/synced"
+# rsync's itemized changes (path from column 13), less those files, the
+# times of directories and the selftests.
+changed+=$(rsync -a --delete --itemize-changes --link-dest="$ksrc" \
 	--exclude=/.git --exclude=/.config --exclude=/include/config/ \
 	--exclude=/include/generated/ --exclude='/arch/*/include/generated/' \
 	"$ksrc/" "$src/" |
-	awk 'NR == FNR { a[$0]; next } /^\.d/ { next } !(substr($0, 13) in a)' \
+	awk 'NR == FNR { a[$0]; next } /^\.d/ { next }
+	     { p = substr($0, 13) }
+	     !(p in a) && index(p, "tools/testing/selftests/") != 1' \
 		<(printf '%s\n' "${applied[@]}") -)
 rm -f -- "$work/applied"
 for f in "${applied[@]}"; do
@@ -128,7 +140,11 @@ for f in "${touched[@]}"; do
 		rm -f -- "$src/$f"
 	fi
 done
-[[ ${#touched[@]} -eq 0 ]] || printf '%s\n' "${touched[@]}" >"$work/applied"
+# Files that may differ from what obj was built from: the series' files,
+# and until the next make also the previous series' (a cached image skips
+# make, and rsync would give them back their old times).
+printf '%s\n' "${touched[@]}" "${applied[@]}" | grep . | sort -u \
+	>"$work/applied" || true
 if [[ -n ${changed//[[:space:]]/} ]]; then
 	# Another tree: no earlier image of this work directory holds.
 	rm -rf -- "$work/images"
@@ -197,6 +213,7 @@ if [[ ! -f $work/configured ]]; then
 fi
 
 kmake -j"$(nproc)" bzImage || die "building $key failed (log above)"
+printf '%s\n' "${touched[@]}" | grep . >"$work/applied" || true
 mkdir -p -- "$img.tmp"
 cp -- "$obj/arch/x86/boot/bzImage" "$obj/.config" "$img.tmp/"
 describe >"$img.tmp/build-info"
