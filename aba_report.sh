@@ -61,16 +61,16 @@ describe() {
 
 	info=$(dirname -- "$1")/build-info
 	patches=$(sed -n 's/^patch: \([^ ]*\).*/\1/p' "$info" 2>/dev/null |
-		sed '2,$s/^/         /')
-	printf '%s, patches: %s%s' "$(jq -r .kernel "$1")" \
-		"${patches:-unknown (no build-info)}" \
-		"$(sed -n 's/^cmdline: \(.*\)/, booted with \1/p' "$info" 2>/dev/null)"
+		sed 's/^none$/(no patches)/; s/^/         + /; s/+ (no/(no/')
+	printf '%s%s\n%s' "$(jq -r .kernel "$1")" \
+		"$(sed -n 's/^cmdline: \(.*\)/, booted with \1/p' "$info" 2>/dev/null)" \
+		"${patches:-         (patches unknown: no build-info)}"
 }
 
 # settings JSON: what the benchmark ran, for the reader to compare.
 settings() {
-	jq -r '"\(.rounds) rounds x \(.msgs_per_round) messages, warm-up \(.warmup), batch \(.batch), " +
-		(if .icount then "qemu -icount (time counts instructions)" else "clocksource \(.clocksource)" end)' "$1"
+	jq -r '"\(.rounds) rounds x \(.msgs_per_round) messages, warm-up \(.warmup), batch \(.batch),\n" +
+		"      " + (if .icount then "qemu -icount (time counts instructions)" else "clocksource \(.clocksource)" end)' "$1"
 }
 
 # rounds JSON WORKLOAD SIZE: the dgram ns/msg of each round.
@@ -137,7 +137,10 @@ row() {
 	/^parent drift/ { drift = $NF }
 	/^parent ratio drift/ { rdrift = $NF }
 	/^max CV:/ { cv = $3 }
-	/^verdict:/ { sub(/^verdict: /, ""); verdict = verdict sep $0; sep = "; " }
+	/^verdict:/ {
+		sub(/^verdict: /, ""); sub(/dgram\/seqpacket ratio/, "ratio")
+		verdict = verdict sep $0; sep = "; "
+	}
 	END {
 		printf "%s %s B%25s %12s %12s\n", w, s, "A (parent)", "B (child)", "A'\'' (parent)"
 		printf "  %-28s %12s %12s %12s\n", "dgram ns/msg", ns["A"], ns["B"], ns["A'\''"]

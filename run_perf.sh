@@ -15,7 +15,7 @@
 #   run_perf.sh vm-aba [-t PCT] [-o DIR] [-j N] [-a ARGS] [-b ARGS]
 #                      KERNEL_A KERNEL_B [-- BENCH_ARGS]
 #       boots KERNEL_A, KERNEL_B, KERNEL_A with ./vmtest.sh --icount, up
-#       to N guests at once (default 2; the guest clock counts
+#       to N guests at once (default 3; the guest clock counts
 #       instructions, so load on the host does not change the figures),
 #       runs af_unix_send_perf --variants unconfined BENCH_ARGS in each and
 #       writes the report to DIR/report.txt.  KERNEL: a bzImage (patch
@@ -139,7 +139,7 @@ boot() {
 }
 
 vm_aba() {
-	local thr=5 out="" jobs=2 i k opt failed=0
+	local thr=5 out="" jobs=3 i k opt failed=0
 	local -a args=() names=() pids=() cmdlines=("" "" "")
 
 	OPTIND=1
