@@ -97,6 +97,7 @@ EOF
 plot() {
 	local dat title="$1 $2 B: dgram ns/msg per measured round"
 
+	echo
 	if ! command -v gnuplot >/dev/null; then
 		echo "  (no per-round plot: gnuplot is not installed)"
 		return
@@ -105,9 +106,9 @@ plot() {
 	paste <(seq 1 "$(rounds "$a" "$1" "$2" | wc -l)") \
 		<(rounds "$a" "$1" "$2") <(rounds "$b" "$1" "$2") \
 		<(rounds "$a2" "$1" "$2") >"$dat"
-	# Trailing blanks and empty lines do not survive mail clients.
+	# Form feeds, trailing blanks and empty lines do not survive mail.
 	{ echo "set terminal dumb size 76,18"; gp "$dat" "$title"; } |
-		gnuplot 2>&1 | sed 's/ *$//' | grep . ||
+		gnuplot 2>&1 | tr -d '\f' | sed 's/ *$//' | grep . ||
 		echo "  (gnuplot drew nothing)"
 	if [[ -n $outdir ]]; then
 		{ echo "set terminal svg size 800,480"
