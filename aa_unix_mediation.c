@@ -472,6 +472,47 @@ static void check_each_permission(struct ctx *c)
 	}
 }
 
+/*
+ * The peer permissions removed in turn from one side while the other side
+ * is unconfined: the confined side's profile still decides, exactly as
+ * when its peer had every permission.  A shortcut for unconfined labels in
+ * the peer checks (as in the fix proposed for the unconfined send cost of
+ * 6456ccbd2ff7) must not skip it.
+ */
+static void check_one_side_unconfined(struct ctx *c)
+{
+	static const char * const peer_perms[] = {
+		"connect", "accept", "send", "receive",
+	};
+	const struct variant *v = c->v;
+	char less[RULES_MAX], desc[80];
+	enum side who;
+	size_t i;
+
+	for (who = v->kind == KIND_UNNAMED ? CLIENT : SERVER;
+	     who < SIDE_COUNT; who++) {
+		for (i = 0; i < ARRAY_LEN(peer_perms); i++) {
+			const char *perm = peer_perms[i];
+			struct expect exp;
+
+			if (v->abi == AA_ABI_NEW) {
+				unix_perms_but(less, sizeof(less), perm, NULL);
+				exp = new_abi_missing(v, who, perm);
+			} else {
+				rules(less, sizeof(less),
+				      "  network unix,\n  deny network (%s) unix,\n",
+				      perm);
+				exp = old_abi_missing(v, who, perm);
+			}
+			snprintf(desc, sizeof(desc), "%s without %s, %s unconfined",
+				 who == SERVER ? "server" : "client", perm,
+				 who == SERVER ? "client" : "server");
+			sub(c, desc, who == SERVER ? less : NULL,
+			    who == CLIENT ? less : NULL, exp);
+		}
+	}
+}
+
 /* type= (NEW) or the coarse rule's type (OLD): match, then mismatch. */
 static void check_rule_type(struct ctx *c)
 {
@@ -863,6 +904,12 @@ TEST_F(af_unix, old_abi_rule_type)
 		  AA_ABI_OLD, true, check_rule_type);
 }
 
+TEST_F(af_unix, old_abi_one_side_unconfined)
+{
+	run_check(_metadata, variant->kind, variant->type,
+		  AA_ABI_OLD, true, check_one_side_unconfined);
+}
+
 TEST_F(af_unix, new_abi_allow_all)
 {
 	run_check(_metadata, variant->kind, variant->type,
@@ -873,6 +920,12 @@ TEST_F(af_unix, new_abi_each_permission)
 {
 	run_check(_metadata, variant->kind, variant->type,
 		  AA_ABI_NEW, true, check_each_permission);
+}
+
+TEST_F(af_unix, new_abi_one_side_unconfined)
+{
+	run_check(_metadata, variant->kind, variant->type,
+		  AA_ABI_NEW, true, check_one_side_unconfined);
 }
 
 TEST_F(af_unix, new_abi_rule_type)
@@ -948,13 +1001,14 @@ TEST(fix_6456ccbd2ff7_e_old_abi_network_rules_apply_to_paths)
 static check_fn *const old_checks[] = {
 	check_allow_all, check_each_permission, check_rule_type,
 	check_file_deny, check_receiver_at_send, check_bind_needs_w,
-	check_old_network_rules_on_paths,
+	check_old_network_rules_on_paths, check_one_side_unconfined,
 };
 
 static check_fn *const new_checks[] = {
 	check_allow_all, check_each_permission, check_rule_type,
 	check_rule_addr, check_rule_peer_label, check_rule_peer_addr,
 	check_file_deny, check_receiver_at_send, check_bind_needs_w,
+	check_one_side_unconfined,
 };
 
 /* Runs every check in collect mode: the profiles it needs, once each. */
