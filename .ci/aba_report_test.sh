@@ -13,21 +13,8 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 bin=$(cd "$1" && pwd) || exit 1
 tmp=$(mktemp -d /tmp/aba_report_test.XXXXXX)
 trap 'rm -rf -- "$tmp"' EXIT
-n=0
-failed=0
-
-check() {
-	local what=$1
-
-	shift
-	n=$((n + 1))
-	if "$@"; then
-		echo "ok $n $what"
-	else
-		echo "not ok $n $what"
-		failed=$((failed + 1))
-	fi
-}
+# shellcheck source=.ci/tap.sh
+. "$here/.ci/tap.sh"
 
 # clean FILE: nothing a mail client would mangle.
 clean() {
@@ -83,5 +70,4 @@ check "a 0% threshold: exit status $rc is 0 or 1 (regression)" test "$rc" -le 1
 "$here/aba_report.sh" "$1" "$2" /nonexistent >/dev/null 2>&1
 check "a missing file: exit 2" test $? -eq 2
 
-echo "1..$n"
-[[ $failed -eq 0 ]]
+tap_done

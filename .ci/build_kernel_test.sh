@@ -14,21 +14,8 @@ tmp=$(mktemp -d /tmp/build_kernel_test.XXXXXX)
 trap 'rm -rf -- "$tmp"' EXIT
 tree=$tmp/tree
 out=$tmp/kbuild
-n=0
-failed=0
-
-check() {
-	local what=$1
-
-	shift
-	n=$((n + 1))
-	if "$@"; then
-		echo "ok $n $what"
-	else
-		echo "not ok $n $what"
-		failed=$((failed + 1))
-	fi
-}
+# shellcheck source=.ci/tap.sh
+. "$here/.ci/tap.sh"
 
 mkdir -p "$tree/src" "$tree/arch/x86" "$tree/scripts/kconfig"
 # O= is absolute; make -C puts us in the (mirrored) tree.
@@ -149,5 +136,4 @@ printf 'x\nY\nz\n' >"$tree/src/two.c"
 build -p "$tmp/good.patch"
 check "a changed tree is rebuilt, not served from the cache" test "$rc" -eq 0 -a "$(cat "$img")" = "$(printf 'a\nB\nc\nx\nY\nz')"
 
-echo "1..$n"
-[[ $failed -eq 0 ]]
+tap_done
