@@ -43,11 +43,11 @@ TEST_PROGS_EXTENDED += run_perf.sh aba_report.sh
 
 include ../lib.mk
 
-$(OUTPUT)/aa_unix_mediation: aa_unix_mediation.c common.c unix_scenario.c
+$(OUTPUT)/aa_unix_mediation: aa_unix_mediation.c common.c policy.c unix_scenario.c
 $(OUTPUT)/aa_unix_mediation: CFLAGS += $(APPARMOR_CFLAGS)
 $(OUTPUT)/aa_unix_mediation: LDLIBS += $(APPARMOR_LIBS)
 
-$(OUTPUT)/af_unix_send_perf: af_unix_send_perf.c perf_stats.c common.c
+$(OUTPUT)/af_unix_send_perf: af_unix_send_perf.c perf_stats.c common.c policy.c
 $(OUTPUT)/af_unix_send_perf: CFLAGS += $(URING_CFLAGS) $(APPARMOR_CFLAGS)
 $(OUTPUT)/af_unix_send_perf: LDLIBS += $(URING_LIBS) $(APPARMOR_LIBS) -lm
 $(OUTPUT)/perf_report: perf_report.c perf_stats.c

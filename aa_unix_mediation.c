@@ -5,8 +5,9 @@
  *
  * Every check runs a full conversation (create, options, bind, listen,
  * connect, accept, names, three send flavours, receive, shutdown) between a
- * server and a client with their own profiles, and asserts the exact first
- * operation that fails on the side under test and its errno.
+ * server and a client with their own profiles, and asserts where each side
+ * stops: the operation that fails and its errno on the side mediation
+ * stops, and where the other side then has to give up.
  *
  * All profiles are generated up front and compiled in one apparmor_parser
  * run: compiling is what makes policy tests slow.
@@ -15,27 +16,32 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "kselftest_harness.h"
 #include "common.h"
+#include "policy.h"
 #include "unix_scenario.h"
 
 #define AA_PROFILE_PREFIX "aa_unix_mediation"
 #define RULES_MAX 1024
-
-#define MAX_SUBS 32
+#define NAME_MAX_LEN 108
 
 static struct aa_env env;
 static struct aa_policy *policy;
-static char run_dir[64];
+/* Why no run directory could be made; empty when there is one. */
+static char no_policy[256];
+/* How many characters the kernel's autobind names have; 0 if unknown. */
+static int autobind_len;
+static char no_autobind[128];
 
 /*
  * Policy is compiled by the first test that needs it, in its own process:
@@ -46,19 +52,89 @@ static struct load_state {
 	bool loaded;
 	char error[4096];
 } *load;
-static pid_t run_pid;
-
-/* Each profile's rule text and the full name it was loaded under. */
-static struct {
-	enum aa_abi abi;
-	char *rules;
-	const char *name;
-} profiles[AA_MAX_PROFILES];
-static int nr_profiles;
 
 /*
- * What a sub-check expects: either every step succeeds on both sides
- * (who == SIDE_COUNT), or @who first fails at @step with @err.
+ * A profile: rule text built with checked lengths, and a name when other
+ * rules refer to it (NULL: the registry numbers it).
+ */
+struct prof {
+	const char *name;
+	char text[RULES_MAX];
+	size_t len;
+	bool overflow;
+};
+
+static void vadd(struct prof *p, const char *fmt, va_list ap)
+{
+	size_t room = sizeof(p->text) - p->len;
+	int n = vsnprintf(p->text + p->len, room, fmt, ap);
+
+	if (n < 0 || (size_t)n >= room)
+		p->overflow = true;
+	else
+		p->len += n;
+}
+
+static __printf(2, 3) void add(struct prof *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vadd(p, fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * Starts @p with the rules every generated profile carries so that the
+ * test itself can run: the harness kills timed-out tests, libapparmor
+ * reads the label from /proc, pathname sockets live in the run directory.
+ */
+static __printf(2, 3) void rules(struct prof *p, const char *fmt, ...)
+{
+	const char *dir = aa_policy_dir(policy);
+	va_list ap;
+
+	p->len = 0;
+	p->overflow = false;
+	add(p, "  signal (receive) peer=unconfined,\n"
+	    "  /proc/*/attr/{apparmor/,}current r,\n  %s/ r,\n  %s/* rw,\n",
+	    dir, dir);
+	va_start(ap, fmt);
+	vadd(p, fmt, ap);
+	va_end(ap);
+}
+
+static const char *const all_unix_perms[] = {
+	"create", "bind", "listen", "accept", "connect", "send", "receive",
+	"getattr", "shutdown", "getopt", "setopt",
+};
+
+/* "create, bind, ..." without @drop (may be NULL). */
+static void perm_list(struct prof *p, const char *drop)
+{
+	const char *sep = "";
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(all_unix_perms); i++) {
+		if (drop && !strcmp(drop, all_unix_perms[i]))
+			continue;
+		add(p, "%s%s", sep, all_unix_perms[i]);
+		sep = ", ";
+	}
+}
+
+/* Every unix permission but @drop, in the rule syntax of @abi. */
+static void all_perms_but(struct prof *p, enum aa_abi abi, const char *drop)
+{
+	rules(p, "  %s (", abi == AA_ABI_NEW ? "unix" : "network");
+	perm_list(p, drop);
+	add(p, ")%s,\n", abi == AA_ABI_NEW ? "" : " unix");
+}
+
+/*
+ * What a sub-check expects: every step on both sides succeeds
+ * (who == SIDE_COUNT), or @who stops at @step with @err.  Where the other
+ * side then stops follows from the conversation (scenario_other_side()).
  */
 struct expect {
 	enum side who;
@@ -75,14 +151,164 @@ static struct expect denied(enum side who, enum step step)
 
 struct variant {
 	enum aa_abi abi;
-	bool confined;
 	enum sock_kind kind;
 	int type;
 };
 
+static bool conn_type(int type)
+{
+	return type != SOCK_DGRAM;
+}
+
+/*
+ * Where a conversation stops when one side's profile lacks one unix
+ * permission, by ABI, socket kind, the side missing it and the socket
+ * type.  The first row matching the permission, kind and side decides; no
+ * row means nothing is denied.
+ */
+#define ANY SIDE_COUNT
+#define SRV SERVER
+#define CLI CLIENT
+#define P (1 << KIND_PATHNAME)
+#define N ((1 << KIND_ABSTRACT) | (1 << KIND_AUTOBIND))
+#define U (1 << KIND_UNNAMED)
+#define OK { SIDE_COUNT, STEP_DONE }
+#define OWN(s) { ANY, STEP_##s }	/* the side missing it stops */
+#define S(s) { SERVER, STEP_##s }
+#define C(s) { CLIENT, STEP_##s }
+
+struct stop_at {
+	enum side who;
+	enum step step;
+};
+
+struct missing_row {
+	const char *perm;
+	unsigned int kinds;
+	enum side side;
+	struct stop_at conn;	/* stream and seqpacket */
+	struct stop_at dgram;
+};
+
+/* clang-format off */
+static const struct missing_row new_abi_missing[] = {
+	{ "create",   P | N | U, ANY, OWN(CREATE),      OWN(CREATE) },
+	{ "setopt",   P | N | U, ANY, OWN(SETOPT),      OWN(SETOPT) },
+	{ "getopt",   P | N | U, ANY, OWN(GETOPT),      OWN(GETOPT) },
+	/* A socket bound to a path is mediated by file rules instead. */
+	{ "shutdown", P,         SRV, OK,               OK },
+	{ "shutdown", P | N | U, ANY, OWN(SHUTDOWN),    OWN(SHUTDOWN) },
+	{ "getattr",  U,         ANY, OWN(GETSOCKNAME), OWN(GETSOCKNAME) },
+	{ "getattr",  P,         SRV, OK,               OK },
+	{ "getattr",  N,         SRV, S(GETSOCKNAME),   S(GETSOCKNAME) },
+	/* The client's own socket is never bound: unix rules apply. */
+	{ "getattr",  P | N,     CLI, C(GETPEERNAME),   C(GETPEERNAME) },
+	{ "bind",     N,         SRV, S(BIND),          S(BIND) },
+	{ "listen",   N,         SRV, S(LISTEN),        OK },
+	/* The listener's accept is checked at the client's connect too. */
+	{ "accept",   N,         SRV, C(CONNECT),       OK },
+	{ "connect",  N,         CLI, C(CONNECT),       OK },
+	/* Only datagram sends go through unix_may_send(). */
+	{ "send",     U,         ANY, OK,               OWN(SENDTO) },
+	/* The listener's send and receive are checked at the connect. */
+	{ "send",     N,         SRV, C(CONNECT),       OK },
+	{ "send",     N,         CLI, C(CONNECT),       C(SENDTO) },
+	{ "receive",  U,         ANY, OK,               OWN(SENDTO) },
+	/* The receiver's receive is checked at the sender's send. */
+	{ "receive",  N,         SRV, C(CONNECT),       C(SENDTO) },
+	{ "receive",  N,         CLI, C(CONNECT),       OK },
+	{ }
+};
+
+/* 6.17+: one coarse check per operation, paths or not. */
+static const struct missing_row old_abi_missing[] = {
+	{ "create",   P | N | U, ANY, OWN(CREATE),      OWN(CREATE) },
+	{ "setopt",   P | N | U, ANY, OWN(SETOPT),      OWN(SETOPT) },
+	{ "getopt",   P | N | U, ANY, OWN(GETOPT),      OWN(GETOPT) },
+	{ "shutdown", P | N | U, ANY, OWN(SHUTDOWN),    OWN(SHUTDOWN) },
+	{ "getattr",  U,         ANY, OWN(GETSOCKNAME), OWN(GETSOCKNAME) },
+	{ "getattr",  P | N,     SRV, S(GETSOCKNAME),   S(GETSOCKNAME) },
+	{ "getattr",  P | N,     CLI, C(GETPEERNAME),   C(GETPEERNAME) },
+	{ "bind",     P | N,     SRV, S(BIND),          S(BIND) },
+	{ "listen",   P | N,     SRV, S(LISTEN),        OK },
+	{ "accept",   P,         SRV, S(ACCEPT),        OK },
+	{ "accept",   N,         SRV, C(CONNECT),       OK },
+	/* The connecting side asks for connect, send and receive at once. */
+	{ "connect",  P | N,     CLI, C(CONNECT),       OK },
+	{ "send",     U,         ANY, OK,               OWN(SENDTO) },
+	/* A listener with a path is not checked at connect. */
+	{ "send",     N,         SRV, C(CONNECT),       OK },
+	{ "send",     P | N,     CLI, C(CONNECT),       C(SENDTO) },
+	{ "receive",  U,         ANY, OK,               OWN(SENDTO) },
+	{ "receive",  P,         SRV, OK,               C(SENDTO) },
+	{ "receive",  N,         SRV, C(CONNECT),       C(SENDTO) },
+	{ "receive",  P | N,     CLI, C(CONNECT),       OK },
+	{ }
+};
+
+/*
+ * Before 6.17 (no network_v9/af_unix) each message was checked in
+ * sendmsg() and recvmsg() against the caller's own rule, and a datagram
+ * connect() needed "connect"; connect() did not consult the listener.  These
+ * permissions are decided by this table alone then; the others as in
+ * old_abi_missing.
+ */
+static const struct missing_row old_abi_missing_pre_v9[] = {
+	{ "accept",   P | N,     SRV, S(ACCEPT),        OK },
+	{ "connect",  P | N,     CLI, C(CONNECT),       C(CONNECT) },
+	{ "connect",  P | N | U, ANY, OK,               OK },
+	{ "send",     P | N | U, CLI, C(SENDTO),        C(SENDTO) },
+	{ "send",     P | N,     SRV, S(REPLY),         OK },
+	{ "receive",  U,         ANY, OWN(RECV),        OWN(RECV) },
+	{ "receive",  P | N,     SRV, S(RECV),          S(RECV) },
+	{ "receive",  P | N,     CLI, C(RECV_REPLY),    OK },
+	{ }
+};
+/* clang-format on */
+#undef P
+#undef N
+#undef U
+
+static const struct missing_row *find_row(const struct missing_row *t,
+					  const struct variant *v,
+					  enum side who, const char *perm,
+					  bool *listed)
+{
+	for (; t->perm; t++) {
+		if (strcmp(t->perm, perm))
+			continue;
+		*listed = true;
+		if ((t->kinds & (1u << v->kind)) &&
+		    (t->side == ANY || t->side == who))
+			return t;
+	}
+	return NULL;
+}
+
+static struct expect missing_perm(const struct variant *v, enum side who,
+				  const char *perm)
+{
+	const struct missing_row *row = NULL;
+	const struct stop_at *at;
+	bool listed = false;
+
+	if (v->abi == AA_ABI_NEW)
+		row = find_row(new_abi_missing, v, who, perm, &listed);
+	else if (!env.have_v9_unix)
+		row = find_row(old_abi_missing_pre_v9, v, who, perm, &listed);
+	if (v->abi == AA_ABI_OLD && !listed)
+		row = find_row(old_abi_missing, v, who, perm, &listed);
+	if (!row)
+		return all_ok;
+	at = conn_type(v->type) ? &row->conn : &row->dgram;
+	if (at->step == STEP_DONE)
+		return all_ok;
+	return denied(at->who == ANY ? who : at->who, at->step);
+}
+
 /*
  * A check is a function that lists sub-checks.  It is called once at start
- * to collect the profiles, then by its test to run and assert them.
+ * to register the profiles, then by its test to run and assert them.
  */
 struct ctx {
 	const struct variant *v;
@@ -93,381 +319,138 @@ struct ctx {
 
 typedef void check_fn(struct ctx *c);
 
-static const char *const all_unix_perms[] = {
-	"create", "bind", "listen", "accept", "connect", "send", "receive",
-	"getattr", "shutdown", "getopt", "setopt",
-};
-
-#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
-
-static const char *other_type(int type)
+static const char *side_name(enum side s)
 {
-	return type == SOCK_STREAM ? "dgram" : "stream";
+	return s == SERVER ? "server" : "client";
 }
 
-/* Rules every generated profile carries, so the test itself can run. */
-static int base_rules(char *buf, size_t len)
+/* A name unique to this run: abstract sockets are shared by all runs. */
+static void run_name(char *buf, size_t len, const char *what)
 {
-	/*
-	 * The harness kills timed-out tests; libapparmor reads the label
-	 * from /proc; pathname sockets live under run_dir.
-	 */
-	return snprintf(buf, len,
-			"  signal (receive) peer=unconfined,\n"
-			"  /proc/*/attr/{apparmor/,}current r,\n"
-			"  %s/ r,\n  %s/* rw,\n", run_dir, run_dir);
-}
-
-static void vrules(char *buf, size_t len, const char *fmt, va_list ap)
-{
-	int n = base_rules(buf, len);
-
-	vsnprintf(buf + n, len - n, fmt, ap);
-}
-
-static __printf(3, 4) void rules(char *buf, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vrules(buf, len, fmt, ap);
-	va_end(ap);
-}
-
-/*
- * A profile whose rules start with NAME_TAG is loaded under that name
- * instead of a numbered one, so that other rules can name it.
- */
-#define NAME_TAG "  # name: "
-
-static __printf(4, 5) void named_rules(char *buf, size_t len, const char *name,
-				       const char *fmt, ...)
-{
-	int n = snprintf(buf, len, NAME_TAG "%s\n", name);
-	va_list ap;
-
-	va_start(ap, fmt);
-	vrules(buf + n, len - n, fmt, ap);
-	va_end(ap);
-}
-
-/* "unix (...)," allowing every permission but @drop (may be NULL). */
-static void unix_perms_but(char *buf, size_t len, const char *drop,
-			   const char *cond)
-{
-	char perms[256] = "";
-	size_t i;
-
-	for (i = 0; i < ARRAY_LEN(all_unix_perms); i++) {
-		if (drop && !strcmp(drop, all_unix_perms[i]))
-			continue;
-		strcat(perms, perms[0] ? ", " : "");
-		strcat(perms, all_unix_perms[i]);
-	}
-	rules(buf, len, "  unix (%s)%s,\n", perms, cond ? cond : "");
-}
-
-static const char *profile_lookup(enum aa_abi abi, const char *text)
-{
-	int i;
-
-	for (i = 0; i < nr_profiles; i++)
-		if (profiles[i].abi == abi && !strcmp(profiles[i].rules, text))
-			return profiles[i].name;
-	return NULL;
-}
-
-static void profile_collect(enum aa_abi abi, const char *text)
-{
-	size_t tag = strlen(NAME_TAG);
-	char name[64];
-
-	if (!text || profile_lookup(abi, text) ||
-	    nr_profiles == AA_MAX_PROFILES)
-		return;
-	if (!strncmp(text, NAME_TAG, tag))
-		snprintf(name, sizeof(name), "%.*s",
-			 (int)strcspn(text + tag, "\n"), text + tag);
-	else
-		snprintf(name, sizeof(name), "p%d", nr_profiles);
-	profiles[nr_profiles].abi = abi;
-	profiles[nr_profiles].rules = strdup(text);
-	profiles[nr_profiles].name = aa_policy_add(policy, abi, name, text);
-	nr_profiles++;
-}
-
-/* The name of a profile every test may refer to in peer=(label=...). */
-static void label_of(char *buf, size_t len, const char *what)
-{
-	snprintf(buf, len, "%s.%d.%s", AA_PROFILE_PREFIX, run_pid, what);
+	if (aa_policy_name(policy, what, buf, len))
+		ksft_exit_fail_msg("name too long: %s\n", what);
 }
 
 static void sock_name(char *buf, size_t len)
 {
-	snprintf(buf, len, "%s.%d.sock", AA_PROFILE_PREFIX, run_pid);
+	run_name(buf, len, "sock");
 }
 
-static void sub(struct ctx *c, const char *desc, const char *srv,
-		const char *cli, struct expect exp)
+static const char *registered(struct ctx *c, const struct prof *p)
+{
+	if (!p)
+		return NULL;
+	if (p->overflow)
+		ksft_exit_fail_msg("rules longer than %d bytes: %.60s...\n",
+				   RULES_MAX, p->text);
+	if (c->collect)
+		return aa_policy_add(policy, c->v->abi, p->name, p->text);
+	return aa_policy_find(policy, c->v->abi, p->name, p->text);
+}
+
+static void expect_outcome(struct __test_metadata *_metadata, const char *desc,
+			   enum side s, struct outcome want,
+			   const struct outcome *got)
+{
+	char w[128], g[128];
+
+	EXPECT_TRUE(want.step == got->step && want.err == got->err &&
+		    want.fault == got->fault) {
+		TH_LOG("%s: %s expected to stop at %s, got %s", desc,
+		       side_name(s), outcome_str(&want, w, sizeof(w)),
+		       outcome_str(got, g, sizeof(g)));
+	}
+}
+
+/* Runs one conversation; @srv or @cli NULL runs that side unconfined. */
+static void sub(struct ctx *c, const char *desc, const struct prof *srv,
+		const struct prof *cli, struct expect exp)
 {
 	struct __test_metadata *_metadata = c->metadata;
 	const struct variant *v = c->v;
-	struct outcome res[SIDE_COUNT];
-	char name[108], path[PATH_MAX];
+	struct outcome res[SIDE_COUNT], want[SIDE_COUNT];
+	char name[NAME_MAX_LEN], path[PATH_MAX];
 	struct scenario sc = {
 		.kind = v->kind,
 		.type = v->type,
-		.dir = run_dir,
+		.dir = aa_policy_dir(policy),
 		.name = name,
-		.wait_server = exp.who != CLIENT,
 		/* Before 6.17, AppArmor did not label unix socket peers. */
 		.peer_labels = env.have_v9_unix,
 	};
+	enum side s;
 	int ret;
 
+	sc.profile[SERVER] = registered(c, srv);
+	sc.profile[CLIENT] = registered(c, cli);
 	if (c->collect) {
-		profile_collect(v->abi, srv);
-		profile_collect(v->abi, cli);
+		if ((srv && !sc.profile[SERVER]) || (cli && !sc.profile[CLIENT]))
+			ksft_exit_fail_msg("cannot register more profiles\n");
 		return;
 	}
 	c->subs++;
-	sock_name(name, sizeof(name));
-	sc.profile[SERVER] = srv ? profile_lookup(v->abi, srv) : NULL;
-	sc.profile[CLIENT] = cli ? profile_lookup(v->abi, cli) : NULL;
 	ASSERT_FALSE((srv && !sc.profile[SERVER]) || (cli && !sc.profile[CLIENT]));
+	sock_name(name, sizeof(name));
 
 	ret = scenario_run(&sc, res);
-	snprintf(path, sizeof(path), "%s/%s", run_dir, name);
+	snprintf(path, sizeof(path), "%s/%s", sc.dir, name);
 	unlink(path);
-	ASSERT_EQ(0, ret);
-
-	if (exp.who == SIDE_COUNT) {
-		enum side s;
-
-		for (s = SERVER; s < SIDE_COUNT; s++) {
-			if (s == SERVER && v->kind == KIND_UNNAMED)
-				continue;
-			EXPECT_EQ((int)STEP_DONE, (int)res[s].step) {
-				TH_LOG("%s: %s failed at %s: %s", desc,
-				       s == SERVER ? "server" : "client",
-				       step_name(res[s].step),
-				       strerror(res[s].err));
-			}
-		}
-		return;
+	ASSERT_EQ(0, ret) {
+		TH_LOG("%s: the conversation could not be set up: %s", desc,
+		       strerror(-ret));
 	}
-	EXPECT_EQ((int)exp.step, (int)res[exp.who].step) {
-		TH_LOG("%s: %s expected to fail at %s, stopped at %s (%s)",
-		       desc, exp.who == SERVER ? "server" : "client",
-		       step_name(exp.step), step_name(res[exp.who].step),
-		       strerror(res[exp.who].err));
-	}
-	EXPECT_EQ(exp.err, res[exp.who].err) {
-		TH_LOG("%s: %s at %s: expected %s, got %s", desc,
-		       exp.who == SERVER ? "server" : "client",
-		       step_name(exp.step), strerror(exp.err),
-		       strerror(res[exp.who].err));
-	}
-}
 
-static bool conn_type(int type)
-{
-	return type != SOCK_DGRAM;
+	for (s = SERVER; s < SIDE_COUNT; s++)
+		want[s] = (struct outcome){ .step = STEP_DONE };
+	if (exp.who != SIDE_COUNT) {
+		want[exp.who] = (struct outcome){ .step = exp.step,
+						  .err = exp.err };
+		if (v->kind != KIND_UNNAMED)
+			want[exp.who == SERVER ? CLIENT : SERVER] =
+				scenario_other_side(&sc, exp.who, exp.step);
+	}
+	for (s = SERVER; s < SIDE_COUNT; s++)
+		if (s != SERVER || v->kind != KIND_UNNAMED)
+			expect_outcome(_metadata, desc, s, want[s], &res[s]);
 }
 
 /* Both sides allowed everything, and the labels are what we loaded. */
 static void check_allow_all(struct ctx *c)
 {
-	char r[RULES_MAX];
+	struct prof r = { };
 
-	if (c->v->abi == AA_ABI_NEW)
-		rules(r, sizeof(r), "  unix,\n");
-	else
-		rules(r, sizeof(r), "  network unix,\n");
-	sub(c, "allow all", r, r, all_ok);
+	rules(&r, "  %s,\n", c->v->abi == AA_ABI_NEW ? "unix" : "network unix");
+	sub(c, "allow all", &r, &r, all_ok);
 }
 
-/*
- * Where a side missing one unix permission first fails under the NEW ABI:
- * sockets with a path are mediated through file rules instead (allowed by
- * base_rules()), and a missing "receive" on the receiver is found out at
- * the sender's send.
- */
-static struct expect new_abi_missing(const struct variant *v, enum side who,
-				     const char *perm)
+/* The first side to try: a socketpair has only one. */
+static enum side first_side(const struct variant *v)
 {
-	bool fs = v->kind == KIND_PATHNAME;
-	bool conn = conn_type(v->type);
-
-	if (!strcmp(perm, "create"))
-		return denied(who, STEP_CREATE);
-	if (!strcmp(perm, "setopt"))
-		return denied(who, STEP_SETOPT);
-	if (!strcmp(perm, "getopt"))
-		return denied(who, STEP_GETOPT);
-	if (!strcmp(perm, "shutdown"))
-		return fs && who == SERVER ? all_ok : denied(who, STEP_SHUTDOWN);
-
-	if (v->kind == KIND_UNNAMED) {
-		if (!strcmp(perm, "getattr"))
-			return denied(who, STEP_GETSOCKNAME);
-		/* Only datagram sends go through unix_may_send(). */
-		if (!conn && (!strcmp(perm, "send") || !strcmp(perm, "receive")))
-			return denied(who, STEP_SENDTO);
-		return all_ok;
-	}
-
-	if (who == SERVER) {
-		if (fs)
-			return all_ok;
-		if (!strcmp(perm, "bind"))
-			return denied(SERVER, STEP_BIND);
-		if (!strcmp(perm, "listen"))
-			return conn ? denied(SERVER, STEP_LISTEN) : all_ok;
-		if (!strcmp(perm, "getattr"))
-			return denied(SERVER, STEP_GETSOCKNAME);
-		if (conn && !strcmp(perm, "accept"))
-			return denied(SERVER, STEP_ACCEPT);
-		/* The listener's who is checked at the client's connect. */
-		if (conn && (!strcmp(perm, "send") || !strcmp(perm, "receive")))
-			return denied(CLIENT, STEP_CONNECT);
-		if (!conn && !strcmp(perm, "receive"))
-			return denied(CLIENT, STEP_SENDTO);
-		return all_ok;
-	}
-
-	/* The client's own socket is never bound: unix rules apply. */
-	if (!strcmp(perm, "getattr"))
-		return denied(CLIENT, STEP_GETPEERNAME);
-	if (fs)
-		return all_ok;
-	if (conn && (!strcmp(perm, "connect") || !strcmp(perm, "send") ||
-		     !strcmp(perm, "receive")))
-		return denied(CLIENT, STEP_CONNECT);
-	if (!conn && !strcmp(perm, "send"))
-		return denied(CLIENT, STEP_SENDTO);
-	return all_ok;
+	return v->kind == KIND_UNNAMED ? CLIENT : SERVER;
 }
 
-/*
- * Before 6.17 (no network_v9/af_unix) AppArmor checked each message in
- * sendmsg()/recvmsg() against the caller's own coarse rule, and a dgram
- * connect() needed "connect".
- */
-static struct expect pre_v9_missing(const struct variant *v, enum side who,
-				    const char *perm)
-{
-	bool conn = conn_type(v->type);
-
-	if (!strcmp(perm, "send")) {
-		if (who == CLIENT)
-			return denied(CLIENT, STEP_SENDTO);
-		return conn ? denied(SERVER, STEP_REPLY) : all_ok;
-	}
-	if (!strcmp(perm, "receive")) {
-		if (v->kind == KIND_UNNAMED || who == SERVER)
-			return denied(who, STEP_RECV);
-		return conn ? denied(CLIENT, STEP_RECV_REPLY) : all_ok;
-	}
-	if (!strcmp(perm, "connect") && who == CLIENT &&
-	    v->kind != KIND_UNNAMED)
-		return denied(CLIENT, STEP_CONNECT);
-	return all_ok;
-}
-
-/*
- * OLD ABI: one coarse check per operation against "network unix" rules,
- * paths or not; on 6.17+ the receiver's receive is checked at the send.
- */
-static struct expect old_abi_missing(const struct variant *v, enum side who,
-				     const char *perm)
-{
-	bool conn = conn_type(v->type);
-
-	if (!strcmp(perm, "create"))
-		return denied(who, STEP_CREATE);
-	if (!strcmp(perm, "setopt"))
-		return denied(who, STEP_SETOPT);
-	if (!strcmp(perm, "getopt"))
-		return denied(who, STEP_GETOPT);
-	if (!strcmp(perm, "shutdown"))
-		return denied(who, STEP_SHUTDOWN);
-	if (!strcmp(perm, "getattr"))
-		return denied(who, v->kind == KIND_UNNAMED || who == SERVER ?
-				    STEP_GETSOCKNAME : STEP_GETPEERNAME);
-	if (who == SERVER && !strcmp(perm, "bind"))
-		return denied(SERVER, STEP_BIND);
-	if (who == SERVER && conn && !strcmp(perm, "listen"))
-		return denied(SERVER, STEP_LISTEN);
-	if (who == SERVER && conn && !strcmp(perm, "accept"))
-		return denied(SERVER, STEP_ACCEPT);
-	if (!env.have_v9_unix)
-		return pre_v9_missing(v, who, perm);
-
-	if (v->kind == KIND_UNNAMED) {
-		if (!conn && (!strcmp(perm, "send") || !strcmp(perm, "receive")))
-			return denied(who, STEP_SENDTO);
-		return all_ok;
-	}
-	if (who == SERVER) {
-		/* A listener with a path is not checked at connect. */
-		if (conn && (!strcmp(perm, "send") || !strcmp(perm, "receive")))
-			return v->kind == KIND_PATHNAME ? all_ok :
-			       denied(CLIENT, STEP_CONNECT);
-		if (!conn && !strcmp(perm, "receive"))
-			return denied(CLIENT, STEP_SENDTO);
-		return all_ok;
-	}
-	/* The connecting who asks for connect, send and receive at once. */
-	if (conn && (!strcmp(perm, "connect") || !strcmp(perm, "send") ||
-		     !strcmp(perm, "receive")))
-		return denied(CLIENT, STEP_CONNECT);
-	if (!conn && !strcmp(perm, "send"))
-		return denied(CLIENT, STEP_SENDTO);
-	return all_ok;
-}
-
-/* Each permission removed in turn from one who's explicit list. */
+/* Each permission removed in turn from one side's explicit list. */
 static void check_each_permission(struct ctx *c)
 {
 	const struct variant *v = c->v;
-	char full[RULES_MAX], less[RULES_MAX], desc[64];
+	struct prof full = { }, less = { };
+	char desc[64];
 	enum side who;
 	size_t i;
 
-	if (v->abi == AA_ABI_NEW)
-		unix_perms_but(full, sizeof(full), NULL, NULL);
-	else
-		rules(full, sizeof(full), "  network (create, bind, listen, accept, connect, send, receive, getattr, shutdown, getopt, setopt) unix,\n");
-	sub(c, "all permissions listed", full, full, all_ok);
+	all_perms_but(&full, v->abi, NULL);
+	sub(c, "all permissions listed", &full, &full, all_ok);
 
-	for (who = v->kind == KIND_UNNAMED ? CLIENT : SERVER;
-	     who < SIDE_COUNT; who++) {
-		for (i = 0; i < ARRAY_LEN(all_unix_perms); i++) {
+	for (who = first_side(v); who < SIDE_COUNT; who++) {
+		for (i = 0; i < ARRAY_SIZE(all_unix_perms); i++) {
 			const char *perm = all_unix_perms[i];
-			struct expect exp;
 
-			if (v->abi == AA_ABI_NEW) {
-				unix_perms_but(less, sizeof(less), perm, NULL);
-				exp = new_abi_missing(v, who, perm);
-			} else {
-				char list[256] = "";
-				size_t j;
-
-				for (j = 0; j < ARRAY_LEN(all_unix_perms); j++) {
-					if (j == i)
-						continue;
-					strcat(list, list[0] ? ", " : "");
-					strcat(list, all_unix_perms[j]);
-				}
-				rules(less, sizeof(less),
-				      "  network (%s) unix,\n", list);
-				exp = old_abi_missing(v, who, perm);
-			}
+			all_perms_but(&less, v->abi, perm);
 			snprintf(desc, sizeof(desc), "%s without %s",
-				 who == SERVER ? "server" : "client", perm);
-			sub(c, desc, who == SERVER ? less : full,
-			    who == CLIENT ? less : full, exp);
+				 side_name(who), perm);
+			sub(c, desc, who == SERVER ? &less : &full,
+			    who == CLIENT ? &less : &full,
+			    missing_perm(v, who, perm));
 		}
 	}
 }
@@ -485,118 +468,146 @@ static void check_one_side_unconfined(struct ctx *c)
 		"connect", "accept", "send", "receive",
 	};
 	const struct variant *v = c->v;
-	char less[RULES_MAX], desc[80];
+	struct prof less = { };
+	char desc[80];
 	enum side who;
 	size_t i;
 
-	for (who = v->kind == KIND_UNNAMED ? CLIENT : SERVER;
-	     who < SIDE_COUNT; who++) {
-		for (i = 0; i < ARRAY_LEN(peer_perms); i++) {
+	for (who = first_side(v); who < SIDE_COUNT; who++) {
+		for (i = 0; i < ARRAY_SIZE(peer_perms); i++) {
 			const char *perm = peer_perms[i];
-			struct expect exp;
 
-			if (v->abi == AA_ABI_NEW) {
-				unix_perms_but(less, sizeof(less), perm, NULL);
-				exp = new_abi_missing(v, who, perm);
-			} else {
-				rules(less, sizeof(less),
-				      "  network unix,\n  deny network (%s) unix,\n",
+			if (v->abi == AA_ABI_NEW)
+				all_perms_but(&less, v->abi, perm);
+			else
+				rules(&less, "  network unix,\n  deny network (%s) unix,\n",
 				      perm);
-				exp = old_abi_missing(v, who, perm);
-			}
 			snprintf(desc, sizeof(desc), "%s without %s, %s unconfined",
-				 who == SERVER ? "server" : "client", perm,
-				 who == SERVER ? "client" : "server");
-			sub(c, desc, who == SERVER ? less : NULL,
-			    who == CLIENT ? less : NULL, exp);
+				 side_name(who), perm,
+				 side_name(who == SERVER ? CLIENT : SERVER));
+			sub(c, desc, who == SERVER ? &less : NULL,
+			    who == CLIENT ? &less : NULL,
+			    missing_perm(v, who, perm));
 		}
 	}
+}
+
+static const char *other_type(int type)
+{
+	return type == SOCK_STREAM ? "dgram" : "stream";
 }
 
 /* type= (NEW) or the coarse rule's type (OLD): match, then mismatch. */
 static void check_rule_type(struct ctx *c)
 {
 	const struct variant *v = c->v;
-	char match[RULES_MAX], other[RULES_MAX], full[RULES_MAX];
+	struct prof match = { }, other = { };
 	const char *fmt = v->abi == AA_ABI_NEW ? "  unix type=%s,\n" :
 						 "  network unix %s,\n";
 
-	rules(full, sizeof(full), fmt, type_name(v->type));
-	rules(match, sizeof(match), fmt, type_name(v->type));
-	rules(other, sizeof(other), fmt, other_type(v->type));
-	sub(c, "type matches", match, match, all_ok);
+	rules(&match, fmt, type_name(v->type));
+	rules(&other, fmt, other_type(v->type));
+	sub(c, "type matches", &match, &match, all_ok);
 	if (v->kind != KIND_UNNAMED)
-		sub(c, "server type differs", other, full,
+		sub(c, "server type differs", &other, &match,
 		    denied(SERVER, STEP_CREATE));
-	sub(c, "client type differs", full, other, denied(CLIENT, STEP_CREATE));
+	sub(c, "client type differs", &match, &other, denied(CLIENT, STEP_CREATE));
 }
 
-/* The address a server of this kind binds, as an AppArmor addr= value. */
-static bool rule_addr(const struct variant *v, char *buf, size_t len)
+/*
+ * The address a server of this kind binds, as an addr= value.  Autobind
+ * names are chosen by the kernel: any name as long as the one it gave a
+ * socket at start.
+ */
+static void rule_addr(const struct variant *v, char *buf, size_t len)
 {
-	char name[108];
+	char name[NAME_MAX_LEN];
+	int i;
 
 	sock_name(name, sizeof(name));
 	switch (v->kind) {
+	case KIND_PATHNAME:
+		snprintf(buf, len, "%s/%s", aa_policy_dir(policy), name);
+		break;
 	case KIND_ABSTRACT:
 		snprintf(buf, len, "@%s", name);
-		return true;
+		break;
 	case KIND_UNNAMED:
 		snprintf(buf, len, "none");
-		return true;
-	case KIND_AUTOBIND:
-		/* Unknown at bind; then the five hex digits the kernel chose. */
-		snprintf(buf, len, "@?????");
-		return true;
+		break;
 	default:
-		return false;
+		buf[0] = '@';
+		for (i = 0; i < autobind_len && i + 2 < (int)len; i++)
+			buf[i + 1] = '?';
+		buf[i + 1] = '\0';
 	}
 }
 
-static void skip_unless_addr(struct ctx *c, char *addr, size_t len)
+/* Without a known autobind name length there is no addr= to write. */
+static bool skip_autobind(struct ctx *c)
 {
 	struct __test_metadata *_metadata = c->metadata;
 
-	if (!rule_addr(c->v, addr, len) && !c->collect)
-		SKIP(return, "addr= does not apply to %s sockets: file rules mediate them",
-		     kind_name(c->v->kind));
+	if (c->v->kind != KIND_AUTOBIND || autobind_len)
+		return false;
+	if (!c->collect)
+		SKIP(return true, "%s", no_autobind);
+	return true;
 }
 
-/* addr=: the server's own address. */
+/*
+ * addr=: the server's own address, then another one.  apparmor_parser
+ * takes no path as addr=: a socket bound to a path is mediated by file
+ * rules, whatever its unix rules' addr= says.
+ */
 static void check_rule_addr(struct ctx *c)
 {
 	const struct variant *v = c->v;
-	char addr[128], ok[RULES_MAX], bad[RULES_MAX], full[RULES_MAX];
-	char other[128];
+	struct prof ok = { }, bad = { }, full = { }, fs_deny = { };
+	char addr[PATH_MAX], other[NAME_MAX_LEN];
 	const char *local;
 
-	addr[0] = '\0';
-	skip_unless_addr(c, addr, sizeof(addr));
-	if (!addr[0])
+	if (skip_autobind(c))
 		return;
-	label_of(other, sizeof(other), "other");
+	rule_addr(v, addr, sizeof(addr));
+	run_name(other, sizeof(other), "other");
 	/* An autobind name does not exist yet when bind() is checked. */
 	local = v->kind == KIND_AUTOBIND ? "create, setopt, getopt, bind" :
 					   "create, setopt, getopt";
-	rules(full, sizeof(full), "  unix,\n");
-	rules(ok, sizeof(ok), "  unix (%s),\n  unix addr=%s,\n", local, addr);
-	rules(bad, sizeof(bad), "  unix (%s),\n  unix addr=@%s,\n", local,
-	      other);
-	if (v->kind == KIND_UNNAMED) {
-		sub(c, "addr matches", full, ok, all_ok);
-		sub(c, "addr differs", full, bad, denied(CLIENT, STEP_GETSOCKNAME));
-		return;
-	}
-	sub(c, "addr matches", ok, full, all_ok);
-	if (v->kind == KIND_AUTOBIND)
-		sub(c, "addr differs", bad, full,
+	rules(&full, "  unix,\n");
+	rules(&ok, "  unix (%s),\n  unix addr=%s,\n", local, addr);
+	rules(&bad, "  unix (%s),\n  unix addr=@%s,\n", local, other);
+	switch (v->kind) {
+	case KIND_UNNAMED:
+		sub(c, "addr matches", &full, &ok, all_ok);
+		sub(c, "addr differs", &full, &bad,
+		    denied(CLIENT, STEP_GETSOCKNAME));
+		break;
+	case KIND_PATHNAME:
+		rules(&fs_deny, "  unix (%s),\n  unix addr=@%s,\n  deny %s w,\n",
+		      local, other, addr);
+		sub(c, "addr differs, file rules allow the path", &bad, &full,
+		    all_ok);
+		sub(c, "addr differs, a file rule denies the path", &fs_deny,
+		    &full, denied(SERVER, STEP_BIND));
+		break;
+	case KIND_AUTOBIND:
+		sub(c, "addr matches", &ok, &full, all_ok);
+		sub(c, "addr differs", &bad, &full,
 		    denied(SERVER, conn_type(v->type) ? STEP_LISTEN :
-						       STEP_GETSOCKNAME));
-	else
-		sub(c, "addr differs", bad, full, denied(SERVER, STEP_BIND));
+							STEP_GETSOCKNAME));
+		break;
+	default:
+		sub(c, "addr matches", &ok, &full, all_ok);
+		sub(c, "addr differs", &bad, &full, denied(SERVER, STEP_BIND));
+	}
 }
 
-/* Where a client whose peer rules do not match the server is stopped. */
+/*
+ * Where a client whose peer rules do not match the server is stopped: a
+ * server bound to a path is reached through file rules, and a socketpair
+ * is connected before any peer rule is consulted.
+ */
 static struct expect peer_mismatch(const struct variant *v)
 {
 	if (v->kind == KIND_PATHNAME)
@@ -610,19 +621,6 @@ static struct expect peer_mismatch(const struct variant *v)
 static const char *const peer_local =
 	"  unix (create, setopt, getopt, getattr, shutdown),\n";
 
-static void check_peer_addr(struct ctx *c, const char *good, const char *bad)
-{
-	char ok[RULES_MAX], ko[RULES_MAX], full[RULES_MAX];
-
-	rules(full, sizeof(full), "  unix,\n");
-	rules(ok, sizeof(ok), "%s  unix (connect, send, receive) peer=(addr=%s),\n",
-	      peer_local, good);
-	rules(ko, sizeof(ko), "%s  unix (connect, send, receive) peer=(addr=%s),\n",
-	      peer_local, bad);
-	sub(c, "peer addr matches", full, ok, all_ok);
-	sub(c, "peer addr differs", full, ko, peer_mismatch(c->v));
-}
-
 /*
  * peer=(label=...): the server's exact profile, then the client's own, so
  * that a kernel matching the subject instead of the peer is caught.  A
@@ -630,36 +628,53 @@ static void check_peer_addr(struct ctx *c, const char *good, const char *bad)
  */
 static void check_rule_peer_label(struct ctx *c)
 {
-	char srv[RULES_MAX], server[128], self[128], to_server[RULES_MAX];
-	char to_self[RULES_MAX];
+	struct prof srv = { .name = "peer_server" }, to_server = { };
+	struct prof to_self = { .name = "peer_self" };
+	char server[NAME_MAX_LEN], self[NAME_MAX_LEN];
 	bool pair = c->v->kind == KIND_UNNAMED;
 
-	label_of(server, sizeof(server), "peer_server");
-	label_of(self, sizeof(self), "peer_self");
-	named_rules(srv, sizeof(srv), "peer_server", "  unix,\n");
-	rules(to_server, sizeof(to_server),
-	      "%s  unix (connect, send, receive) peer=(label=%s),\n",
+	run_name(server, sizeof(server), srv.name);
+	run_name(self, sizeof(self), to_self.name);
+	rules(&srv, "  unix,\n");
+	rules(&to_server, "%s  unix (connect, send, receive) peer=(label=%s),\n",
 	      peer_local, server);
-	named_rules(to_self, sizeof(to_self), "peer_self",
-		    "%s  unix (connect, send, receive) peer=(label=%s),\n",
-		    peer_local, self);
-	sub(c, "peer label matches", srv, pair ? to_self : to_server, all_ok);
-	sub(c, "peer label differs", srv, pair ? to_server : to_self,
+	rules(&to_self, "%s  unix (connect, send, receive) peer=(label=%s),\n",
+	      peer_local, self);
+	sub(c, "peer label matches", &srv, pair ? &to_self : &to_server, all_ok);
+	sub(c, "peer label differs", &srv, pair ? &to_server : &to_self,
 	    peer_mismatch(c->v));
 }
 
-/* peer=(addr=...): the server's address, then another one. */
+/*
+ * peer=(addr=...): the server's address, then another one.  A server bound
+ * to a path is reached through file rules on the path instead.
+ */
 static void check_rule_peer_addr(struct ctx *c)
 {
-	char addr[128], other[128], bad[140];
+	struct prof full = { }, ok = { }, ko = { }, fs_deny = { };
+	char addr[PATH_MAX], other[NAME_MAX_LEN];
+	bool conn = conn_type(c->v->type);
 
-	addr[0] = '\0';
-	skip_unless_addr(c, addr, sizeof(addr));
-	if (!addr[0])
+	if (skip_autobind(c))
 		return;
-	label_of(other, sizeof(other), "other");
-	snprintf(bad, sizeof(bad), "@%s", other);
-	check_peer_addr(c, addr, bad);
+	rule_addr(c->v, addr, sizeof(addr));
+	run_name(other, sizeof(other), "other");
+	rules(&full, "  unix,\n");
+	rules(&ok, "%s  unix (connect, send, receive) peer=(addr=%s),\n",
+	      peer_local, addr);
+	rules(&ko, "%s  unix (connect, send, receive) peer=(addr=@%s),\n",
+	      peer_local, other);
+	if (c->v->kind != KIND_PATHNAME) {
+		sub(c, "peer addr matches", &full, &ok, all_ok);
+		sub(c, "peer addr differs", &full, &ko, peer_mismatch(c->v));
+		return;
+	}
+	rules(&fs_deny, "%s  unix (connect, send, receive) peer=(addr=@%s),\n"
+	      "  deny %s w,\n", peer_local, other, addr);
+	sub(c, "peer addr differs, file rules allow the path", &full, &ko,
+	    all_ok);
+	sub(c, "peer addr differs, a file rule denies the path", &full,
+	    &fs_deny, denied(CLIENT, conn ? STEP_CONNECT : STEP_SENDTO));
 }
 
 static void check_unconfined(struct ctx *c)
@@ -685,26 +700,32 @@ static void with_variant(struct ctx *c, enum sock_kind kind, int type,
 	c->v = saved;
 }
 
-static void file_deny_cases(struct ctx *c)
-{
-	char srv[RULES_MAX], cli[RULES_MAX], sock[108];
-	const char *net = c->v->abi == AA_ABI_NEW ? "unix," : "network unix,";
-	bool conn = conn_type(c->v->type);
-
-	sock_name(sock, sizeof(sock));
-	rules(srv, sizeof(srv), "  %s\n", net);
-	rules(cli, sizeof(cli), "  %s\n  deny %s/%s rw,\n", net, run_dir, sock);
-	/* OLD: file rules no longer apply to the connect or the send. */
-	sub(c, "client denied rw on the socket path", srv, cli,
-	    c->v->abi == AA_ABI_OLD ? all_ok :
-	    denied(CLIENT, conn ? STEP_CONNECT : STEP_SENDTO));
-}
-
 static void each_type(struct ctx *c, enum sock_kind kind, check_fn *fn)
 {
 	with_variant(c, kind, SOCK_STREAM, fn);
 	with_variant(c, kind, SOCK_DGRAM, fn);
 	with_variant(c, kind, SOCK_SEQPACKET, fn);
+}
+
+static const char *allow_unix(const struct variant *v)
+{
+	return v->abi == AA_ABI_NEW ? "unix," : "network unix,";
+}
+
+static void file_deny_cases(struct ctx *c)
+{
+	struct prof srv = { }, cli = { };
+	char sock[NAME_MAX_LEN];
+	bool conn = conn_type(c->v->type);
+
+	sock_name(sock, sizeof(sock));
+	rules(&srv, "  %s\n", allow_unix(c->v));
+	rules(&cli, "  %s\n  deny %s/%s rw,\n", allow_unix(c->v),
+	      aa_policy_dir(policy), sock);
+	/* OLD: file rules no longer apply to the connect or the send. */
+	sub(c, "client denied rw on the socket path", &srv, &cli,
+	    c->v->abi == AA_ABI_OLD ? all_ok :
+	    denied(CLIENT, conn ? STEP_CONNECT : STEP_SENDTO));
 }
 
 /* (a) OLD ABI, "network unix," plus a file deny on the path: allowed. */
@@ -716,21 +737,19 @@ static void check_file_deny(struct ctx *c)
 
 static void receiver_cases(struct ctx *c)
 {
-	char srv[RULES_MAX], cli[RULES_MAX];
+	const struct variant *v = c->v;
+	struct prof srv = { }, cli = { };
 
-	if (c->v->abi == AA_ABI_NEW) {
-		unix_perms_but(srv, sizeof(srv), "receive", NULL);
-		rules(cli, sizeof(cli), "  unix,\n");
-	} else {
-		rules(srv, sizeof(srv), "  network unix,\n  deny network (receive) unix,\n");
-		rules(cli, sizeof(cli), "  network unix,\n");
-	}
+	if (v->abi == AA_ABI_NEW)
+		all_perms_but(&srv, v->abi, "receive");
+	else
+		rules(&srv, "  network unix,\n  deny network (receive) unix,\n");
+	rules(&cli, "  %s\n", allow_unix(v));
 	/* A socketpair's receiver is the sending process itself. */
-	if (c->v->kind == KIND_UNNAMED)
-		memcpy(cli, srv, sizeof(cli));
-	sub(c, "receiver without receive", srv, cli,
+	sub(c, "receiver without receive", &srv,
+	    v->kind == KIND_UNNAMED ? &srv : &cli,
 	    env.have_v9_unix ? denied(CLIENT, STEP_SENDTO) :
-	    denied(c->v->kind == KIND_UNNAMED ? CLIENT : SERVER, STEP_RECV));
+	    denied(v->kind == KIND_UNNAMED ? CLIENT : SERVER, STEP_RECV));
 }
 
 /* (b) The receiver's profile is consulted at the sender's send. */
@@ -742,22 +761,13 @@ static void check_receiver_at_send(struct ctx *c)
 
 static void bind_cases(struct ctx *c)
 {
-	char srv[RULES_MAX], cli[RULES_MAX];
-	const char *net = c->v->abi == AA_ABI_NEW ? "unix," : "network unix,";
+	struct prof srv = { }, cli = { };
 
-	rules(cli, sizeof(cli), "  %s\n", net);
-	rules(srv, sizeof(srv), "  %s\n  deny %s/* w,\n", net, run_dir);
-	sub(c, "server denied w on the directory", srv, cli,
+	rules(&cli, "  %s\n", allow_unix(c->v));
+	rules(&srv, "  %s\n  deny %s/* w,\n", allow_unix(c->v),
+	      aa_policy_dir(policy));
+	sub(c, "server denied w on the directory", &srv, &cli,
 	    denied(SERVER, STEP_BIND));
-}
-
-/*
- * (e) Before the fix, OLD-ABI checks on pathname sockets went to file rules
- * only: the coarse network rules were not enforced on them.
- */
-static void check_old_network_rules_on_paths(struct ctx *c)
-{
-	each_type(c, KIND_PATHNAME, check_each_permission);
 }
 
 /* (c) Binding to a path needs file "w" in both ABIs. */
@@ -774,6 +784,9 @@ static void require(struct __test_metadata *_metadata, enum aa_abi abi,
 {
 	if (!env.enabled)
 		SKIP(return, "%s", env.skip[AA_ABI_OLD]);
+	ASSERT_FALSE(no_policy[0]) {
+		TH_LOG("%s", no_policy);
+	}
 	if (!confined)
 		return;
 	if (env.skip[abi][0])
@@ -793,7 +806,6 @@ static void run_check(struct __test_metadata *_metadata, enum sock_kind kind,
 {
 	struct variant v = {
 		.abi = abi,
-		.confined = confined,
 		.kind = kind,
 		.type = type,
 	};
@@ -892,6 +904,11 @@ TEST_F(af_unix, old_abi_allow_all)
 		  AA_ABI_OLD, true, check_allow_all);
 }
 
+/*
+ * On pathname sockets this is also case (e) of 6456ccbd2ff7: before the
+ * fix, OLD-ABI checks on them went to file rules only, and the coarse
+ * network rules were not enforced.
+ */
 TEST_F(af_unix, old_abi_each_permission)
 {
 	run_check(_metadata, variant->kind, variant->type,
@@ -955,6 +972,7 @@ TEST_F(af_unix, new_abi_rule_peer_addr)
 /*
  * Commit 6456ccbd2ff7 ("apparmor: fix regression in fs based unix sockets
  * when using old abi"), v6.17-rc1: each check picks its own socket kinds.
+ * Case (e) is af_unix.pathname_*.old_abi_each_permission.
  */
 TEST(fix_6456ccbd2ff7_a_old_abi_file_deny_is_not_enforced)
 {
@@ -992,16 +1010,10 @@ TEST(fix_6456ccbd2ff7_d_new_abi_file_deny_denies)
 		  AA_ABI_NEW, true, check_file_deny);
 }
 
-TEST(fix_6456ccbd2ff7_e_old_abi_network_rules_apply_to_paths)
-{
-	run_check(_metadata, KIND_PATHNAME, SOCK_STREAM,
-		  AA_ABI_OLD, true, check_old_network_rules_on_paths);
-}
-
 static check_fn *const old_checks[] = {
 	check_allow_all, check_each_permission, check_rule_type,
 	check_file_deny, check_receiver_at_send, check_bind_needs_w,
-	check_old_network_rules_on_paths, check_one_side_unconfined,
+	check_one_side_unconfined,
 };
 
 static check_fn *const new_checks[] = {
@@ -1016,27 +1028,22 @@ static void collect_profiles(enum aa_abi abi)
 {
 	static const int types[] = { SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET };
 	check_fn *const *checks = abi == AA_ABI_NEW ? new_checks : old_checks;
-	size_t n = abi == AA_ABI_NEW ? ARRAY_LEN(new_checks) :
-				       ARRAY_LEN(old_checks);
-	struct variant v = { .abi = abi, .confined = true };
+	size_t n = abi == AA_ABI_NEW ? ARRAY_SIZE(new_checks) :
+				       ARRAY_SIZE(old_checks);
+	struct variant v = { .abi = abi };
 	struct ctx c = { .v = &v, .collect = true };
 	size_t i, t;
 
 	for (v.kind = 0; v.kind < KIND_COUNT; v.kind++)
-		for (t = 0; t < ARRAY_LEN(types); t++)
+		for (t = 0; t < ARRAY_SIZE(types); t++)
 			for (v.type = types[t], i = 0; i < n; i++)
 				checks[i](&c);
 }
 
 static void cleanup(void)
 {
-	if (getpid() != run_pid)
-		return;
-	if (policy) {
-		aa_policy_unload(policy);
-		aa_policy_free(policy);
-	}
-	rmdir(run_dir);
+	aa_policy_free(policy);
+	policy = NULL;
 }
 
 static bool only_listing(int argc, char **argv)
@@ -1066,46 +1073,64 @@ static void load_policy(struct __test_metadata *_metadata)
 	if (ret)
 		return;
 	TH_LOG("%d profiles compiled and loaded by one apparmor_parser run in %.2f s",
-	       nr_profiles, t1.tv_sec - t0.tv_sec +
+	       aa_policy_count(policy), t1.tv_sec - t0.tv_sec +
 	       (t1.tv_nsec - t0.tv_nsec) / 1e9);
 }
 
-/* Generates every profile the checks need; compiled on first use. */
-static int prepare_policy(void)
+/*
+ * Autobind names are the kernel's choice: learn their length from one, so
+ * that addr= rules can match them without assuming a format.
+ */
+static void probe_autobind(void)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	socklen_t len = sizeof(addr);
+	int fd, err = 0;
+
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&addr, sizeof(sa_family_t)) ||
+	    getsockname(fd, (struct sockaddr *)&addr, &len))
+		err = errno;
+	if (fd >= 0)
+		close(fd);
+	len -= offsetof(struct sockaddr_un, sun_path);
+	if (!err && len > 1 && !addr.sun_path[0])
+		autobind_len = len - 1;
+	else
+		snprintf(no_autobind, sizeof(no_autobind),
+			 "cannot learn the autobind name format: %s",
+			 err ? strerror(err) : "not an abstract name");
+}
+
+/*
+ * The run directory (also for unconfined tests' pathname sockets) and every
+ * profile the checks need; compiled on first use.
+ */
+static void prepare_policy(void)
 {
 	int abi;
 
 	load = mmap(NULL, sizeof(*load), PROT_READ | PROT_WRITE,
 		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (load == MAP_FAILED)
-		return -errno;
+		ksft_exit_fail_msg("mmap: %s\n", strerror(errno));
 	memset(load, 0, sizeof(*load));
-	snprintf(run_dir, sizeof(run_dir), "/tmp/%s.%d", AA_PROFILE_PREFIX,
-		 run_pid);
-	if (env.skip[AA_ABI_OLD][0])
-		return 0;
-	aa_cleanup_stale("/tmp", AA_PROFILE_PREFIX);
-	if (mkdir(run_dir, 0700)) {
-		snprintf(load->error, sizeof(load->error), "mkdir %s: %s",
-			 run_dir, strerror(errno));
-		load->tried = true;
-		return 0;
-	}
-	policy = aa_policy_new(run_dir, AA_PROFILE_PREFIX);
+	probe_autobind();
+	aa_cleanup_stale(AA_PROFILE_PREFIX);
+	policy = aa_policy_new(AA_PROFILE_PREFIX, no_policy, sizeof(no_policy));
 	if (!policy)
-		return -ENOMEM;
+		return;
+	no_policy[0] = '\0';
 	atexit(cleanup);
 	for (abi = 0; abi < AA_ABI_COUNT; abi++)
 		if (!env.skip[abi][0])
 			collect_profiles(abi);
-	return 0;
 }
 
 int main(int argc, char **argv)
 {
-	run_pid = getpid();
 	aa_env_probe(&env);
-	if (!only_listing(argc, argv) && prepare_policy())
-		ksft_exit_fail_msg("cannot prepare policy: %s\n", strerror(errno));
+	if (!only_listing(argc, argv))
+		prepare_policy();
 	return test_harness_run(argc, argv);
 }

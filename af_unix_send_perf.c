@@ -43,6 +43,7 @@
 
 #include "kselftest.h"
 #include "common.h"
+#include "policy.h"
 #include "perf_stats.h"
 
 #define BASELINE_DIR	"/var/lib/apparmor-selftests"
@@ -1048,17 +1049,12 @@ static void json_close(void)
 #define PROFILE_PREFIX "af_unix_send_perf"
 
 static struct aa_policy *policy;
-static char policy_dir[64];
 static const char *profile;
 
 static void variant_teardown(void)
 {
-	if (policy) {
-		aa_policy_unload(policy);
-		aa_policy_free(policy);
-		policy = NULL;
-	}
-	rmdir(policy_dir);
+	aa_policy_free(policy);
+	policy = NULL;
 	profile = NULL;
 }
 
@@ -1078,16 +1074,13 @@ static const char *variant_setup(int v, char *reason, size_t rlen)
 #ifndef HAVE_LIBAPPARMOR
 	return "built without libapparmor (pkg-config libapparmor): cannot change profile";
 #endif
-	snprintf(policy_dir, sizeof(policy_dir), "/tmp/%s.%d", PROFILE_PREFIX,
-		 getpid());
-	aa_cleanup_stale("/tmp", PROFILE_PREFIX);
-	if (mkdir(policy_dir, 0700) && errno != EEXIST) {
-		snprintf(reason, rlen, "mkdir %s: %s", policy_dir, strerror(errno));
+	aa_cleanup_stale(PROFILE_PREFIX);
+	policy = aa_policy_new(PROFILE_PREFIX, err, sizeof(err));
+	if (!policy) {
+		snprintf(reason, rlen, "%s", err);
 		return reason;
 	}
-	policy = aa_policy_new(policy_dir, PROFILE_PREFIX);
-	profile = policy ? aa_policy_add(policy, abi, v_names[v], rules[v]) :
-			   NULL;
+	profile = aa_policy_add(policy, abi, v_names[v], rules[v]);
 	abis[abi] = true;
 	if (!profile || aa_policy_load(policy, env.aa.parser, abis, err,
 				       sizeof(err))) {

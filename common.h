@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * AppArmor selftest helpers: what the running system supports, and policy
- * generated, loaded and removed by the test itself.
+ * AppArmor selftest helpers: what the running system supports, running
+ * its tools, and task and peer labels.  Test policy lives in policy.h.
  */
 
 #ifndef _SELFTESTS_APPARMOR_COMMON_H
@@ -36,34 +36,10 @@ struct aa_env {
 void aa_env_probe(struct aa_env *env);
 
 /*
- * Profiles are named <prefix>.<pid>.<name> so that two runs never collide
- * and a crashed run's leftovers can be recognised by their dead pid.
+ * Runs @argv with stdout and stderr captured into @out.  Returns its exit
+ * status, or -errno when it could not be run or did not exit.
  */
-#define AA_NAME_MAX 128
-#define AA_MAX_PROFILES 256
-
-struct aa_policy;
-
-/* @dir holds the policy files; @prefix starts every profile name. */
-struct aa_policy *aa_policy_new(const char *dir, const char *prefix);
-void aa_policy_free(struct aa_policy *pol);
-/* Queues a profile; returns its full name, owned by @pol. */
-const char *aa_policy_add(struct aa_policy *pol, enum aa_abi abi,
-			  const char *name, const char *rules);
-/*
- * Compiles and loads every queued profile of the given ABIs in a single
- * apparmor_parser run.  On failure, @err holds the parser's message.
- */
-int aa_policy_load(struct aa_policy *pol, const char *parser,
-		   const bool abis[AA_ABI_COUNT], char *err, size_t errlen);
-/* Removes the queued profiles from the kernel and the policy files. */
-void aa_policy_unload(struct aa_policy *pol);
-
-/*
- * Removes the profiles, and the entries of @tmpdir, named @prefix.<pid>...
- * whose process is gone.
- */
-void aa_cleanup_stale(const char *tmpdir, const char *prefix);
+int aa_run_capture(char *const argv[], char *out, size_t outlen);
 
 /* First line of a file, without its newline; 0 or -errno. */
 int aa_read_line(const char *path, char *buf, size_t len);

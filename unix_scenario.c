@@ -4,7 +4,7 @@
  *
  * Each side stops at its first failing operation and records it in memory
  * shared with the caller, so a test can assert exactly where mediation
- * stepped in and with which errno.
+ * stepped in, with which errno, and where the other side then stopped.
  */
 
 #define _GNU_SOURCE
@@ -27,9 +27,13 @@
 
 #define NMSG 3
 #define MSG_LEN 64
-/* Bounds every blocking call, so a denied peer cannot hang the test. */
-#define IO_TIMEOUT_SEC 5
-#define WAIT_TIMEOUT_MS 10000
+/* Bounds every wait, so a kernel that loses a message cannot hang us. */
+#define IO_TIMEOUT_MS 5000
+#define EXIT_TIMEOUT_MS 10000
+
+/* What the server writes on its stop pipe: bound and listening, stopped. */
+#define SIG_READY 'r'
+#define SIG_STOPPED 's'
 
 struct shared {
 	struct outcome res[SIDE_COUNT];
@@ -37,13 +41,24 @@ struct shared {
 	socklen_t addrlen;
 };
 
+/* One side's view: its outcome, and the pipes to and from the other. */
+struct party {
+	const struct scenario *sc;
+	struct shared *sh;
+	struct outcome *out;
+	int to_peer;		/* write end of our stop pipe, -1 if none */
+	int from_peer;		/* read end of the other side's, -1 if none */
+};
+
 static const char *const step_names[] = {
+	[STEP_NOT_RUN] = "not run",
 	[STEP_CONFINE] = "confine",
 	[STEP_CREATE] = "create",
 	[STEP_SETOPT] = "setsockopt",
 	[STEP_GETOPT] = "getsockopt",
 	[STEP_BIND] = "bind",
 	[STEP_LISTEN] = "listen",
+	[STEP_WAIT_SERVER] = "wait for the server",
 	[STEP_CONNECT] = "connect",
 	[STEP_ACCEPT] = "accept",
 	[STEP_GETSOCKNAME] = "getsockname",
@@ -57,12 +72,27 @@ static const char *const step_names[] = {
 	[STEP_RECV_REPLY] = "receive reply",
 	[STEP_SHUTDOWN] = "shutdown",
 	[STEP_DONE] = "done",
-	[STEP_NOT_RUN] = "not run",
+};
+
+static const char *const fault_names[] = {
+	[FAULT_NONE] = "no fault",
+	[FAULT_PEER_STOPPED] = "the other side had stopped",
+	[FAULT_EOF] = "connection closed",
+	[FAULT_SHORT] = "message cut or merged",
+	[FAULT_PAYLOAD] = "payload differs from what was sent",
+	[FAULT_SOCK_TYPE] = "SO_TYPE differs from the type created",
+	[FAULT_ADDR] = "wrong bound address",
+	[FAULT_LABEL] = "label differs from the profile",
+	[FAULT_TIMEOUT] = "timed out waiting",
+	[FAULT_PIPE] = "the test's pipe failed",
+	[FAULT_HUNG] = "did not exit: killed",
+	[FAULT_CRASHED] = "killed by signal",
+	[FAULT_EXIT] = "exited with status",
 };
 
 const char *step_name(enum step step)
 {
-	return step <= STEP_NOT_RUN ? step_names[step] : "?";
+	return step <= STEP_DONE ? step_names[step] : "?";
 }
 
 const char *kind_name(enum sock_kind kind)
@@ -90,35 +120,88 @@ const char *type_name(int type)
 	return "?";
 }
 
+const char *outcome_str(const struct outcome *o, char *buf, size_t len)
+{
+	const char *fault = o->fault < FAULT_COUNT ? fault_names[o->fault] : "?";
+
+	if (o->step == STEP_DONE && !o->err && !o->fault)
+		snprintf(buf, len, "done");
+	else if (o->fault == FAULT_NONE)
+		snprintf(buf, len, "%s: %s (%s)", step_name(o->step),
+			 strerrorname_np(o->err) ?: "no errno",
+			 strerror(o->err));
+	else if (o->fault == FAULT_PIPE)
+		snprintf(buf, len, "%s: %s: %s (test)", step_name(o->step),
+			 fault, strerror(o->detail));
+	else if (o->fault >= FAULT_CRASHED)
+		snprintf(buf, len, "%s: %s %d (test)", step_name(o->step),
+			 fault, o->detail);
+	else
+		snprintf(buf, len, "%s: %s (test)", step_name(o->step), fault);
+	return buf;
+}
+
 static bool connection_oriented(int type)
 {
 	return type != SOCK_DGRAM;
 }
 
-/* Records the failed step; the side's process then exits. */
-static int fail(struct outcome *out, enum step step, int err)
+/* Marks the operation under way, so a crash or hang shows where. */
+static void at(struct party *s, enum step step)
 {
-	out->step = step;
-	out->err = err;
-	return -1;
+	s->out->step = step;
 }
 
-/* True, with the step recorded, when a call returned an error. */
-static bool failed(struct outcome *out, enum step step, long ret)
+/* True, with the step and the kernel's errno recorded, when it failed. */
+static bool failed(struct party *s, enum step where, long ret)
 {
 	if (ret >= 0)
 		return false;
-	fail(out, step, errno);
+	s->out->step = where;
+	s->out->err = errno;
 	return true;
 }
 
-/* True, with the step recorded, when a result is not what was sent. */
-static bool wrong(struct outcome *out, enum step step, bool ok, int err)
+/* True, with the step and the test's own reason recorded, when !@ok. */
+static bool wrong(struct party *s, enum step where, bool ok, enum fault fault)
 {
 	if (ok)
 		return false;
-	fail(out, step, err);
+	s->out->step = where;
+	s->out->fault = fault;
 	return true;
+}
+
+/*
+ * Waits until @fd is readable.  False when the other side stopped first
+ * (FAULT_PEER_STOPPED) or nothing came in time: the caller stops there.
+ */
+static bool readable(struct party *s, int fd)
+{
+	struct pollfd pfd[2] = {
+		{ .fd = fd, .events = POLLIN },
+		{ .fd = s->from_peer, .events = POLLIN },
+	};
+	int n;
+
+	n = poll(pfd, s->from_peer >= 0 && s->from_peer != fd ? 2 : 1,
+		 IO_TIMEOUT_MS);
+	/*
+	 * The other side stops after what it sends: once its stop is seen,
+	 * what it sent is there.  poll() looks at the fds one after the
+	 * other, so look at @fd again.
+	 */
+	if (n > 0 && !pfd[0].revents && poll(pfd, 1, 0) < 0)
+		n = -1;
+	if (n < 0) {
+		s->out->fault = FAULT_PIPE;
+		s->out->detail = errno;
+		return false;
+	}
+	if (pfd[0].revents)
+		return true;
+	s->out->fault = n ? FAULT_PEER_STOPPED : FAULT_TIMEOUT;
+	return false;
 }
 
 static void make_msg(char *buf, int i)
@@ -127,48 +210,56 @@ static void make_msg(char *buf, int i)
 	snprintf(buf, MSG_LEN, "aa_unix_mediation message %d", i);
 }
 
-static int confine(struct outcome *out, const char *profile)
+static int confine(struct party *s, const char *profile)
 {
 	int ret;
 
 	if (!profile)
 		return 0;
+	at(s, STEP_CONFINE);
 	ret = aa_confine(profile);
-	if (!ret)
-		ret = aa_check_label(profile);
-	if (wrong(out, STEP_CONFINE, !ret, -ret))
+	if (ret) {
+		s->out->err = -ret;
+		return -1;
+	}
+	ret = aa_check_label(profile);
+	if (wrong(s, STEP_CONFINE, !ret, FAULT_LABEL))
 		return -1;
 	return 0;
 }
 
-static int sock_setup(struct outcome *out, int fd, int type)
+static int sock_setup(struct party *s, int fd, int type)
 {
-	struct timeval tv = { .tv_sec = IO_TIMEOUT_SEC };
+	struct timeval tv = { .tv_sec = IO_TIMEOUT_MS / 1000 };
 	socklen_t len = sizeof(int);
 	int val = 0;
 
-	if (failed(out, STEP_SETOPT,
-	    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv))))
+	if (failed(s, STEP_SETOPT,
+		   setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv))))
 		return -1;
-	if (failed(out, STEP_GETOPT, getsockopt(fd, SOL_SOCKET, SO_TYPE, &val, &len)))
+	if (failed(s, STEP_GETOPT, getsockopt(fd, SOL_SOCKET, SO_TYPE, &val, &len)))
 		return -1;
-	if (wrong(out, STEP_GETOPT, val == type, EPROTOTYPE))
+	if (wrong(s, STEP_GETOPT, val == type, FAULT_SOCK_TYPE))
 		return -1;
 	return 0;
 }
 
-static int check_peer_label(const struct scenario *sc, struct outcome *out,
-			    int fd, const char *profile)
+static int check_peer_label(struct party *s, int fd, const char *profile)
 {
 	int ret;
 
-	if (!sc->peer_labels)
+	if (!s->sc->peer_labels)
 		return 0;
+	at(s, STEP_PEERLABEL);
 	ret = aa_check_peer_label(fd, profile);
 	/* Without libapparmor the label cannot be read: not a failure. */
-	if (wrong(out, STEP_PEERLABEL, !ret || ret == -EOPNOTSUPP, -ret))
-		return -1;
-	return 0;
+	if (!ret || ret == -EOPNOTSUPP)
+		return 0;
+	if (ret == -EPERM)
+		s->out->fault = FAULT_LABEL;
+	else
+		s->out->err = -ret;
+	return -1;
 }
 
 static struct iovec msg_iov(char buf[MSG_LEN], int i)
@@ -178,20 +269,23 @@ static struct iovec msg_iov(char buf[MSG_LEN], int i)
 }
 
 /* Message 0: sendto(), with an address when not connected. */
-static int send_first(struct outcome *out, int fd,
-		      const struct sockaddr_un *addr, socklen_t addrlen)
+static int send_first(struct party *s, int fd, const struct sockaddr_un *addr,
+		      socklen_t addrlen)
 {
 	char buf[MSG_LEN];
+	ssize_t n;
 
 	make_msg(buf, 0);
-	if (failed(out, STEP_SENDTO, sendto(fd, buf, MSG_LEN, 0,
-				     (const struct sockaddr *)addr, addrlen)))
+	n = sendto(fd, buf, MSG_LEN, 0, (const struct sockaddr *)addr, addrlen);
+	if (failed(s, STEP_SENDTO, n))
+		return -1;
+	if (wrong(s, STEP_SENDTO, n == MSG_LEN, FAULT_SHORT))
 		return -1;
 	return 0;
 }
 
 /* Messages 1 and 2: sendmsg() and sendmmsg() on a connected socket. */
-static int send_rest(struct outcome *out, int fd)
+static int send_rest(struct party *s, int fd)
 {
 	char buf[2][MSG_LEN];
 	struct iovec iov[2] = { msg_iov(buf[0], 1), msg_iov(buf[1], 2) };
@@ -199,67 +293,63 @@ static int send_rest(struct outcome *out, int fd)
 	struct mmsghdr mm = {
 		.msg_hdr = { .msg_iov = &iov[1], .msg_iovlen = 1 },
 	};
+	ssize_t n;
 
-	if (failed(out, STEP_SENDMSG, sendmsg(fd, &msg, 0)))
+	n = sendmsg(fd, &msg, 0);
+	if (failed(s, STEP_SENDMSG, n))
 		return -1;
-	if (failed(out, STEP_SENDMMSG, sendmmsg(fd, &mm, 1, 0)))
+	if (wrong(s, STEP_SENDMSG, n == MSG_LEN, FAULT_SHORT))
 		return -1;
-	if (wrong(out, STEP_SENDMMSG, mm.msg_len == MSG_LEN, EMSGSIZE))
+	if (failed(s, STEP_SENDMMSG, sendmmsg(fd, &mm, 1, 0)))
+		return -1;
+	if (wrong(s, STEP_SENDMMSG, mm.msg_len == MSG_LEN, FAULT_SHORT))
 		return -1;
 	return 0;
 }
 
-/* Receives the three messages and checks every byte. */
-static int recv_three(struct outcome *out, int fd, enum step step, int type)
+/* Receives messages @first .. @first + @nmsg - 1 and checks every byte. */
+static int recv_msgs(struct party *s, int fd, enum step step, int first,
+		     int nmsg)
 {
 	char want[MSG_LEN], got[NMSG * MSG_LEN];
-	size_t total = 0;
+	size_t total = 0, len = nmsg * MSG_LEN;
 	ssize_t n;
 	int i;
 
-	while (total < sizeof(got)) {
-		n = recv(fd, got + total, sizeof(got) - total, 0);
-		if (failed(out, step, n))
+	at(s, step);
+	while (total < len) {
+		if (!readable(s, fd))
 			return -1;
-		if (wrong(out, step, n > 0, ECONNRESET))
+		n = recv(fd, got + total, len - total, 0);
+		if (failed(s, step, n))
+			return -1;
+		if (wrong(s, step, n > 0, FAULT_EOF))
 			return -1;
 		/* Datagrams and records must keep their boundaries. */
-		if (wrong(out, step, type == SOCK_STREAM || n == MSG_LEN, EMSGSIZE))
+		if (wrong(s, step, s->sc->type == SOCK_STREAM || n == MSG_LEN,
+			  FAULT_SHORT))
 			return -1;
 		total += n;
 	}
-	for (i = 0; i < NMSG; i++) {
-		make_msg(want, i);
-		if (wrong(out, step, !memcmp(want, got + i * MSG_LEN, MSG_LEN),
-		      EBADMSG))
+	for (i = 0; i < nmsg; i++) {
+		make_msg(want, first + i);
+		if (wrong(s, step, !memcmp(want, got + i * MSG_LEN, MSG_LEN),
+			  FAULT_PAYLOAD))
 			return -1;
 	}
 	return 0;
 }
 
-static int reply_and_check(struct outcome *out, int from, int to)
+static int send_reply(struct party *s, int fd)
 {
-	char buf[MSG_LEN], got[MSG_LEN];
+	char buf[MSG_LEN];
+	ssize_t n;
 
 	make_msg(buf, NMSG);
-
-	if (failed(out, STEP_REPLY, send(from, buf, sizeof(buf), 0)))
+	n = send(fd, buf, MSG_LEN, 0);
+	if (failed(s, STEP_REPLY, n))
 		return -1;
-	if (failed(out, STEP_RECV_REPLY, recv(to, got, sizeof(got), 0)))
-		return -1;
-	if (wrong(out, STEP_RECV_REPLY, !memcmp(buf, got, sizeof(buf)), EBADMSG))
-		return -1;
-	return 0;
-}
-
-static int recv_reply(struct outcome *out, int fd)
-{
-	char want[MSG_LEN], got[MSG_LEN];
-
-	make_msg(want, NMSG);
-	if (failed(out, STEP_RECV_REPLY, recv(fd, got, sizeof(got), MSG_WAITALL)))
-		return -1;
-	if (wrong(out, STEP_RECV_REPLY, !memcmp(want, got, sizeof(got)), EBADMSG))
+	if (wrong(s, STEP_REPLY, n == MSG_LEN, FAULT_SHORT))
 		return -1;
 	return 0;
 }
@@ -284,215 +374,362 @@ static socklen_t build_addr(const struct scenario *sc, struct sockaddr_un *addr)
 	}
 }
 
-static int server(const struct scenario *sc, struct shared *sh, int ready)
+static int signal_peer(struct party *s, char what)
 {
-	struct outcome *out = &sh->res[SERVER];
+	if (s->to_peer < 0 || write(s->to_peer, &what, 1) == 1)
+		return 0;
+	s->out->fault = FAULT_PIPE;
+	s->out->detail = errno;
+	return -1;
+}
+
+static int server(struct party *s)
+{
+	const struct scenario *sc = s->sc;
+	struct shared *sh = s->sh;
 	struct sockaddr_un addr, peer;
-	char reply[MSG_LEN];
 	socklen_t len;
 	int fd, conn;
 
-	if (confine(out, sc->profile[SERVER]))
+	if (confine(s, sc->profile[SERVER]))
 		return -1;
 	fd = socket(AF_UNIX, sc->type, 0);
-	if (failed(out, STEP_CREATE, fd))
+	if (failed(s, STEP_CREATE, fd))
 		return -1;
-	if (sock_setup(out, fd, sc->type))
+	if (sock_setup(s, fd, sc->type))
 		return -1;
 	len = build_addr(sc, &addr);
-	if (failed(out, STEP_BIND, bind(fd, (struct sockaddr *)&addr, len)))
+	if (failed(s, STEP_BIND, bind(fd, (struct sockaddr *)&addr, len)))
 		return -1;
-	if (connection_oriented(sc->type))
-		if (failed(out, STEP_LISTEN, listen(fd, 4)))
-			return -1;
+	if (connection_oriented(sc->type) &&
+	    failed(s, STEP_LISTEN, listen(fd, 4)))
+		return -1;
 	sh->addrlen = sizeof(sh->addr);
-	if (failed(out, STEP_GETSOCKNAME,
-	    getsockname(fd, (struct sockaddr *)&sh->addr, &sh->addrlen)))
+	if (failed(s, STEP_GETSOCKNAME,
+		   getsockname(fd, (struct sockaddr *)&sh->addr, &sh->addrlen)))
 		return -1;
 	/* Autobind picks the name: the bound one must be non-empty. */
-	if (wrong(out, STEP_GETSOCKNAME, sh->addrlen > sizeof(sa_family_t),
-	      EADDRNOTAVAIL))
+	if (wrong(s, STEP_GETSOCKNAME, sh->addrlen > sizeof(sa_family_t), FAULT_ADDR))
 		return -1;
-	if (failed(out, STEP_NOT_RUN, write(ready, "r", 1)))
+	if (signal_peer(s, SIG_READY))
 		return -1;
-	close(ready);
 
 	if (!connection_oriented(sc->type)) {
-		if (recv_three(out, fd, STEP_RECV, sc->type))
+		if (recv_msgs(s, fd, STEP_RECV, 0, NMSG))
 			return -1;
-		if (failed(out, STEP_SHUTDOWN, shutdown(fd, SHUT_RDWR)))
+		if (failed(s, STEP_SHUTDOWN, shutdown(fd, SHUT_RDWR)))
 			return -1;
 		return 0;
 	}
+	at(s, STEP_ACCEPT);
+	if (!readable(s, fd))
+		return -1;
 	conn = accept(fd, NULL, NULL);
-	if (failed(out, STEP_ACCEPT, conn))
+	if (failed(s, STEP_ACCEPT, conn))
 		return -1;
 	len = sizeof(peer);
-	if (failed(out, STEP_GETPEERNAME,
-	    getpeername(conn, (struct sockaddr *)&peer, &len)))
+	if (failed(s, STEP_GETPEERNAME,
+		   getpeername(conn, (struct sockaddr *)&peer, &len)))
 		return -1;
-	if (check_peer_label(sc, out, conn, sc->profile[CLIENT]))
+	if (check_peer_label(s, conn, sc->profile[CLIENT]))
 		return -1;
-	if (recv_three(out, conn, STEP_RECV, sc->type))
+	if (recv_msgs(s, conn, STEP_RECV, 0, NMSG) || send_reply(s, conn))
 		return -1;
-	make_msg(reply, NMSG);
-	if (failed(out, STEP_REPLY, send(conn, reply, MSG_LEN, 0)))
-		return -1;
-	if (failed(out, STEP_SHUTDOWN, shutdown(conn, SHUT_RDWR)))
+	if (failed(s, STEP_SHUTDOWN, shutdown(conn, SHUT_RDWR)))
 		return -1;
 	return 0;
 }
 
-static int client(const struct scenario *sc, struct shared *sh, int ready)
+/* Until the server is bound: false if it stopped before. */
+static bool server_ready(struct party *s)
 {
-	struct outcome *out = &sh->res[CLIENT];
+	ssize_t n;
+	char c;
+
+	at(s, STEP_WAIT_SERVER);
+	if (!readable(s, s->from_peer))
+		return false;
+	n = read(s->from_peer, &c, 1);
+	if (n < 0) {
+		s->out->fault = FAULT_PIPE;
+		s->out->detail = errno;
+		return false;
+	}
+	/* End of file: the server exited without a word. */
+	return !wrong(s, STEP_WAIT_SERVER, n == 1 && c == SIG_READY, FAULT_PEER_STOPPED);
+}
+
+static int client(struct party *s)
+{
+	const struct scenario *sc = s->sc;
+	struct shared *sh = s->sh;
 	struct sockaddr_un name;
 	socklen_t len;
-	char buf[MSG_LEN];
 	int fd;
 
-	if (confine(out, sc->profile[CLIENT]))
+	if (confine(s, sc->profile[CLIENT]))
 		return -1;
 	fd = socket(AF_UNIX, sc->type, 0);
-	if (failed(out, STEP_CREATE, fd))
+	if (failed(s, STEP_CREATE, fd))
 		return -1;
-	if (sock_setup(out, fd, sc->type))
-		return -1;
-	/* EOF: the server stopped before it could take connections. */
-	if (wrong(out, STEP_NOT_RUN, read(ready, buf, 1) == 1, ECHILD))
+	if (sock_setup(s, fd, sc->type) || !server_ready(s))
 		return -1;
 
 	if (!connection_oriented(sc->type) &&
-	    send_first(out, fd, &sh->addr, sh->addrlen))
+	    send_first(s, fd, &sh->addr, sh->addrlen))
 		return -1;
-	if (failed(out, STEP_CONNECT,
-	    connect(fd, (struct sockaddr *)&sh->addr, sh->addrlen)))
+	if (failed(s, STEP_CONNECT,
+		   connect(fd, (struct sockaddr *)&sh->addr, sh->addrlen)))
 		return -1;
 	len = sizeof(name);
-	if (failed(out, STEP_GETPEERNAME,
-	    getpeername(fd, (struct sockaddr *)&name, &len)))
+	if (failed(s, STEP_GETPEERNAME,
+		   getpeername(fd, (struct sockaddr *)&name, &len)))
 		return -1;
 	if (connection_oriented(sc->type) &&
-	    (check_peer_label(sc, out, fd, sc->profile[SERVER]) ||
-	     send_first(out, fd, NULL, 0)))
+	    (check_peer_label(s, fd, sc->profile[SERVER]) ||
+	     send_first(s, fd, NULL, 0)))
 		return -1;
-	if (send_rest(out, fd))
+	if (send_rest(s, fd))
 		return -1;
 	len = sizeof(name);
-	if (failed(out, STEP_GETSOCKNAME,
-	    getsockname(fd, (struct sockaddr *)&name, &len)))
+	if (failed(s, STEP_GETSOCKNAME,
+		   getsockname(fd, (struct sockaddr *)&name, &len)))
 		return -1;
-	if (connection_oriented(sc->type) && recv_reply(out, fd))
+	if (connection_oriented(sc->type) &&
+	    recv_msgs(s, fd, STEP_RECV_REPLY, NMSG, 1))
 		return -1;
-	if (failed(out, STEP_SHUTDOWN, shutdown(fd, SHUT_RDWR)))
+	if (failed(s, STEP_SHUTDOWN, shutdown(fd, SHUT_RDWR)))
 		return -1;
 	return 0;
 }
 
 /* socketpair(): one process, one label, both ends. */
-static int unnamed(const struct scenario *sc, struct shared *sh)
+static int unnamed(struct party *s)
 {
-	struct outcome *out = &sh->res[CLIENT];
+	const struct scenario *sc = s->sc;
 	struct sockaddr_un name;
 	socklen_t len;
 	int sv[2];
 
-	if (confine(out, sc->profile[CLIENT]))
+	if (confine(s, sc->profile[CLIENT]))
 		return -1;
-	if (failed(out, STEP_CREATE, socketpair(AF_UNIX, sc->type, 0, sv)))
+	if (failed(s, STEP_CREATE, socketpair(AF_UNIX, sc->type, 0, sv)))
 		return -1;
-	if (sock_setup(out, sv[0], sc->type) || sock_setup(out, sv[1], sc->type))
-		return -1;
-	len = sizeof(name);
-	if (failed(out, STEP_GETSOCKNAME,
-	    getsockname(sv[0], (struct sockaddr *)&name, &len)))
-		return -1;
-	if (wrong(out, STEP_GETSOCKNAME, len == sizeof(sa_family_t), EINVAL))
+	if (sock_setup(s, sv[0], sc->type) || sock_setup(s, sv[1], sc->type))
 		return -1;
 	len = sizeof(name);
-	if (failed(out, STEP_GETPEERNAME,
-	    getpeername(sv[0], (struct sockaddr *)&name, &len)))
+	if (failed(s, STEP_GETSOCKNAME,
+		   getsockname(sv[0], (struct sockaddr *)&name, &len)))
+		return -1;
+	if (wrong(s, STEP_GETSOCKNAME, len == sizeof(sa_family_t), FAULT_ADDR))
+		return -1;
+	len = sizeof(name);
+	if (failed(s, STEP_GETPEERNAME,
+		   getpeername(sv[0], (struct sockaddr *)&name, &len)))
 		return -1;
 	if (connection_oriented(sc->type) &&
-	    check_peer_label(sc, out, sv[1], sc->profile[CLIENT]))
+	    check_peer_label(s, sv[1], sc->profile[CLIENT]))
 		return -1;
-	if (send_first(out, sv[0], NULL, 0) || send_rest(out, sv[0]) ||
-	    recv_three(out, sv[1], STEP_RECV, sc->type) ||
-	    reply_and_check(out, sv[1], sv[0]))
+	if (send_first(s, sv[0], NULL, 0) || send_rest(s, sv[0]) ||
+	    recv_msgs(s, sv[1], STEP_RECV, 0, NMSG) || send_reply(s, sv[1]) ||
+	    recv_msgs(s, sv[0], STEP_RECV_REPLY, NMSG, 1))
 		return -1;
-	if (failed(out, STEP_SHUTDOWN, shutdown(sv[0], SHUT_RDWR)))
+	if (failed(s, STEP_SHUTDOWN, shutdown(sv[0], SHUT_RDWR)))
 		return -1;
 	return 0;
 }
 
-static pid_t spawn(const struct scenario *sc, struct shared *sh,
-		   enum side side, int ready[2])
+/* Keeps the sockets open until the other side has stopped as well. */
+static void await_peer_stop(struct party *s)
 {
-	pid_t pid = fork();
+	struct pollfd pfd = { .fd = s->from_peer, .events = POLLIN };
+	char c = 0;
+
+	while (s->from_peer >= 0 && c != SIG_STOPPED &&
+	       poll(&pfd, 1, EXIT_TIMEOUT_MS) == 1 &&
+	       read(s->from_peer, &c, 1) == 1)
+		;
+}
+
+/* The side's process: runs it, records how it ended, then exits. */
+static void side_main(struct party *s, enum side side)
+{
 	int ret;
 
+	if (side == SERVER)
+		ret = server(s);
+	else if (s->sc->kind == KIND_UNNAMED)
+		ret = unnamed(s);
+	else
+		ret = client(s);
+	if (!ret)
+		s->out->step = STEP_DONE;
+	signal_peer(s, SIG_STOPPED);
+	await_peer_stop(s);
+}
+
+/* Returns the child's pid, or -errno when fork() failed. */
+static pid_t spawn(const struct scenario *sc, struct shared *sh,
+		   enum side side, int stop[SIDE_COUNT][2])
+{
+	enum side other = side == SERVER ? CLIENT : SERVER;
+	bool alone = sc->kind == KIND_UNNAMED;
+	struct party s = {
+		.sc = sc,
+		.sh = sh,
+		.out = &sh->res[side],
+		.to_peer = alone ? -1 : stop[side][1],
+		.from_peer = alone ? -1 : stop[other][0],
+	};
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -errno;
 	if (pid)
 		return pid;
-	/* Keep only this side's end, so EOF tells the client "no server". */
-	close(ready[side == SERVER ? 0 : 1]);
-	if (side == SERVER)
-		ret = server(sc, sh, ready[1]);
-	else if (sc->kind == KIND_UNNAMED)
-		ret = unnamed(sc, sh);
-	else
-		ret = client(sc, sh, ready[0]);
-	if (!ret)
-		sh->res[side].step = STEP_DONE;
+	/* Only the other side may hold our pipe's read end, and so on. */
+	close(stop[side][0]);
+	close(stop[other][1]);
+	side_main(&s, side);
 	_exit(0);
 }
 
-static int wait_exit(pid_t pid, int timeout_ms)
+/* Whether @pid exits within EXIT_TIMEOUT_MS; it is not reaped. */
+static bool exits_in_time(pid_t pid)
 {
 	int pidfd = syscall(SYS_pidfd_open, pid, 0);
 	struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
-	int status;
+	siginfo_t info;
+	int ms;
 
 	if (pidfd >= 0) {
-		if (poll(&pfd, 1, timeout_ms) == 0)
-			kill(pid, SIGKILL);
+		ms = poll(&pfd, 1, EXIT_TIMEOUT_MS);
 		close(pidfd);
+		return ms == 1;
 	}
-	return waitpid(pid, &status, 0) == pid ? 0 : -errno;
+	/* Before 5.3, or under valgrind: look every millisecond. */
+	for (ms = 0; ms < EXIT_TIMEOUT_MS; ms++) {
+		info.si_pid = 0;
+		if (waitid(P_PID, pid, &info, WEXITED | WNOHANG | WNOWAIT) ||
+		    info.si_pid == pid)
+			return true;
+		usleep(1000);
+	}
+	return false;
+}
+
+/* Waits for a side to exit; records a hang, crash or odd exit status. */
+static void wait_exit(pid_t pid, struct outcome *out)
+{
+	int status;
+
+	if (!exits_in_time(pid)) {
+		kill(pid, SIGKILL);
+		out->fault = FAULT_HUNG;
+	}
+	if (waitpid(pid, &status, 0) != pid) {
+		out->fault = FAULT_HUNG;
+		return;
+	}
+	if (out->fault == FAULT_HUNG)
+		return;
+	if (WIFSIGNALED(status)) {
+		out->fault = FAULT_CRASHED;
+		out->detail = WTERMSIG(status);
+	} else if (WEXITSTATUS(status)) {
+		out->fault = FAULT_EXIT;
+		out->detail = WEXITSTATUS(status);
+	}
 }
 
 int scenario_run(const struct scenario *sc, struct outcome res[SIDE_COUNT])
 {
 	pid_t pid[SIDE_COUNT] = { 0, 0 };
-	int ready[2], side, ret = 0;
+	int stop[SIDE_COUNT][2] = { { -1, -1 }, { -1, -1 } };
 	struct shared *sh;
+	int side, ret = 0;
 
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (sh == MAP_FAILED)
 		return -errno;
-	for (side = 0; side < SIDE_COUNT; side++)
-		sh->res[side] = (struct outcome){ STEP_NOT_RUN, 0 };
-	if (pipe2(ready, O_CLOEXEC)) {
-		ret = -errno;
-		goto out;
+	for (side = 0; side < SIDE_COUNT; side++) {
+		sh->res[side] = (struct outcome){ .step = STEP_NOT_RUN };
+		if (pipe2(stop[side], O_CLOEXEC)) {
+			ret = -errno;
+			goto out;
+		}
 	}
-	if (sc->kind != KIND_UNNAMED)
-		pid[SERVER] = spawn(sc, sh, SERVER, ready);
-	pid[CLIENT] = spawn(sc, sh, CLIENT, ready);
-	close(ready[0]);
-	close(ready[1]);
-
-	if (wait_exit(pid[CLIENT], WAIT_TIMEOUT_MS))
-		ret = -ECHILD;
-	if (pid[SERVER] > 0) {
-		/* Once the client is done, the server may wait in vain. */
-		if (!sc->wait_server)
+	if (sc->kind != KIND_UNNAMED) {
+		pid[SERVER] = spawn(sc, sh, SERVER, stop);
+		if (pid[SERVER] < 0) {
+			ret = pid[SERVER];
+			goto out;
+		}
+	}
+	pid[CLIENT] = spawn(sc, sh, CLIENT, stop);
+	if (pid[CLIENT] < 0) {
+		ret = pid[CLIENT];
+		/* Without a client the server would wait for nothing. */
+		if (pid[SERVER] > 0)
 			kill(pid[SERVER], SIGKILL);
-		if (wait_exit(pid[SERVER], WAIT_TIMEOUT_MS) && !ret)
-			ret = -ECHILD;
 	}
+	for (side = 0; side < SIDE_COUNT; side++) {
+		close(stop[side][0]);
+		close(stop[side][1]);
+		stop[side][0] = -1;
+		stop[side][1] = -1;
+	}
+	for (side = 0; side < SIDE_COUNT; side++)
+		if (pid[side] > 0)
+			wait_exit(pid[side], &sh->res[side]);
 	memcpy(res, sh->res, sizeof(sh->res));
 out:
+	for (side = 0; side < SIDE_COUNT; side++) {
+		if (stop[side][0] >= 0)
+			close(stop[side][0]);
+		if (stop[side][1] >= 0)
+			close(stop[side][1]);
+	}
 	munmap(sh, sizeof(*sh));
 	return ret;
+}
+
+/* The client's steps after its last send. */
+static bool client_sent_all(enum step step)
+{
+	return step == STEP_GETSOCKNAME || step == STEP_RECV_REPLY ||
+	       step == STEP_SHUTDOWN || step == STEP_DONE;
+}
+
+/* The server's steps before it signals that it is bound. */
+static bool server_before_ready(enum step step)
+{
+	return step <= STEP_LISTEN || step == STEP_GETSOCKNAME;
+}
+
+struct outcome scenario_other_side(const struct scenario *sc, enum side who,
+				   enum step step)
+{
+	const struct outcome done = { .step = STEP_DONE };
+	struct outcome waits = { .fault = FAULT_PEER_STOPPED };
+	bool conn = connection_oriented(sc->type);
+
+	if (who == CLIENT) {
+		/* The server waits for a connection, then three messages. */
+		if (client_sent_all(step))
+			return done;
+		waits.step = conn && step <= STEP_CONNECT ? STEP_ACCEPT :
+							    STEP_RECV;
+		return waits;
+	}
+	if (server_before_ready(step)) {
+		waits.step = STEP_WAIT_SERVER;
+		return waits;
+	}
+	/* Sends are queued on the bound or accepted socket; then a reply. */
+	if (!conn || step == STEP_SHUTDOWN || step == STEP_DONE)
+		return done;
+	waits.step = STEP_RECV_REPLY;
+	return waits;
 }
