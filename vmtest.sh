@@ -18,6 +18,8 @@ readonly ROOTFS_SUITE=sid
 readonly ROOTFS_PKGS="apparmor,libapparmor1,liburing2"
 readonly BOOT_MARKER="vmtest: init started"
 readonly KVM_BOOT_TIMEOUT=30
+# Marks a copy of this directory that vmtest.sh made in a kernel tree.
+readonly COPY_MARK=.vmtest-copy
 
 CACHE="${VMTEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/apparmor-selftests}"
 KSRC="${KSRC:-}"
@@ -55,7 +57,9 @@ timed out, 125 if it could not be built or booted (git bisect run: skip).
   -d SUITE      take Debian's kernel from SUITE (default: sid; e.g. trixie)
   -u            refresh the cached Debian package index (newer kernels)
   -K DIR        kernel tree to build the tests with (default: the tree
-                around this directory, \$KSRC, or Debian's linux-source)
+                around this directory, \$KSRC, or Debian's linux-source);
+                this directory is copied to its selftests/apparmor, which
+                must not exist or be a copy vmtest.sh made
   -S SUITE      take Debian's linux-source from SUITE (default: $ROOTFS_SUITE)
   --print-ksrc  fetch that kernel tree if need be, print its path, exit
   -M ARGS       extra make arguments, e.g. 'USERCFLAGS=-Werror'
@@ -284,17 +288,32 @@ ensure_ksrc()
 # Build and install the suite into $RUN/overlay/kselftest.  Objects go to
 # the run directory (O=) so the source tree stays clean and concurrent
 # runs only share the copy of this directory, which the lock covers.
+# The suite is built in the kernel tree, as a copy of this directory.  A
+# copy is only ever replaced where we made it (a tree in our cache, or a
+# directory holding our mark): never someone's own apparmor selftests.
+own_copy()
+{
+	[[ -e $1 ]] || return 0
+	[[ $1 == "$CACHE"/* || -f $1/$COPY_MARK ]] && return 0
+	die "$1 exists and was not made by vmtest.sh: refusing to replace it;" \
+		"run that tree's own vmtest.sh, or move it away"
+}
+
 build_suite()
 {
 	local st="$KSRC/tools/testing/selftests" margs
 
 	if [[ $SELFDIR != "$st/apparmor" ]]; then
+		own_copy "$st/apparmor"
 		rsync -a --delete --exclude=.git "$SELFDIR/" "$st/apparmor/"
+		touch "$st/apparmor/$COPY_MARK"
 	fi
 	read -r -a margs <<<"$MAKE_ARGS"
 	log "building the apparmor selftests in $KSRC"
+	# Static: the binaries do not depend on the guest's library versions
+	# (-M LDFLAGS= links them against the guest's instead).
 	nice make -s -C "$st" -j"$(nproc)" TARGETS=apparmor O="$RUN/build" \
-		KHDR_INCLUDES="-isystem $KSRC/usr/include" \
+		KHDR_INCLUDES="-isystem $KSRC/usr/include" LDFLAGS=-static \
 		INSTALL_PATH="$RUN/overlay/kselftest" "${margs[@]}" install >&2 ||
 		die "building the selftests failed"
 }
