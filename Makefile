@@ -6,10 +6,10 @@ CFLAGS += -Wall -Wextra -O2 $(KHDR_INCLUDES)
 
 LOCAL_HDRS += $(wildcard *.h)
 
-# libapparmor and liburing are optional: without them the build still
-# works and the cases that need them SKIP.  They are linked as pkg-config
-# says; LDFLAGS=-static links everything statically, for root filesystems
-# without the libraries (pkg-config then lists their private dependencies).
+# libapparmor is optional: without it the build still works and the
+# confined cases SKIP.  Libraries are linked as pkg-config says; with
+# LDFLAGS=-static everything is linked statically, for root filesystems
+# without them (pkg-config then lists their private dependencies too).
 PKG_CONFIG ?= pkg-config
 PKG_LIBS := $(PKG_CONFIG) --libs $(if $(filter -static,$(LDFLAGS)),--static)
 ifeq ($(shell $(PKG_CONFIG) --exists libapparmor 2>/dev/null && echo y),y)
@@ -19,14 +19,17 @@ else
 $(warning libapparmor not found by $(PKG_CONFIG): tests that need it will SKIP)
 endif
 
+TEST_GEN_PROGS := aa_unix_mediation
+
+# af_unix_send_perf: liburing is optional, the io_uring workload SKIPs
+# without it.
 ifeq ($(shell $(PKG_CONFIG) --exists liburing 2>/dev/null && echo y),y)
 URING_CFLAGS := -DHAVE_LIBURING $(shell $(PKG_CONFIG) --cflags liburing)
 URING_LIBS := $(shell $(PKG_LIBS) liburing)
 else
 $(warning liburing not found by $(PKG_CONFIG): the io_uring workload will SKIP)
 endif
-
-TEST_GEN_PROGS := aa_unix_mediation af_unix_send_perf
+TEST_GEN_PROGS += af_unix_send_perf
 TEST_GEN_PROGS_EXTENDED += perf_report perf_stats_test
 TEST_PROGS_EXTENDED += run_perf.sh aba_report.sh
 

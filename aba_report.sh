@@ -69,8 +69,10 @@ describe() {
 
 # settings JSON: what the benchmark ran, for the reader to compare.
 settings() {
-	jq -r '"\(.rounds) rounds x \(.msgs_per_round) messages, warm-up \(.warmup), batch \(.batch),\n" +
-		"      " + (if .icount then "qemu -icount (time counts instructions)" else "clocksource \(.clocksource)" end)' "$1"
+	jq -r '"\(.rounds) rounds x \(.msgs_per_round) messages, " +
+		"warm-up \(.warmup), batch \(.batch),\n      " +
+		(if .icount then "qemu -icount (time counts instructions)"
+		 else "clocksource \(.clocksource)" end)' "$1"
 }
 
 # rounds JSON WORKLOAD SIZE: the dgram ns/msg of each round.
@@ -145,7 +147,8 @@ row() {
 	END {
 		printf "%s %s B%25s %12s %12s\n", w, s, "A (parent)", "B (child)", "A'\'' (parent)"
 		printf "  %-28s %12s %12s %12s\n", "dgram ns/msg", ns["A"], ns["B"], ns["A'\''"]
-		printf "  %-28s %12s %12s %12s\n", "dgram/seqpacket ratio", ratio["A"], ratio["B"], ratio["A'\''"]
+		printf "  %-28s %12s %12s %12s\n", "dgram/seqpacket ratio",
+			ratio["A"], ratio["B"], ratio["A'\''"]
 		printf "  %-28s %12s  (dgram ns/msg)\n", "B vs midpoint of A and A'\''", slow
 		if (rslow != "")
 			printf "  %-28s %12s  (ratio)\n", "", rslow

@@ -382,11 +382,14 @@ static void probe_env(void)
 	ksft_print_msg("icount: %s (kernel cmdline word %s)\n",
 		       env.icount ? "yes" : "no", ICOUNT_WORD);
 	if (!aa_read_line("/proc/sys/net/unix/max_dgram_qlen", buf, sizeof(buf)))
-		ksft_print_msg("net.unix.max_dgram_qlen: %s (not reached: a socketpair peer is exempt and each batch is drained)\n",
+		ksft_print_msg(
+			"net.unix.max_dgram_qlen: %s (not reached: a socketpair peer is exempt and each batch is drained)\n",
 			       buf);
-	ksft_print_msg("clock_gettime: %.1f ns per call, about %.2f ns/msg at batch %u (reported, not subtracted)\n",
+	ksft_print_msg(
+		"clock_gettime: %.1f ns per call, about %.2f ns/msg at batch %u (reported, not subtracted)\n",
 		       env.clock_ns, env.clock_ns / o.batch, o.batch);
-	ksft_print_msg("settings: batch %u, %u msgs/round, %u warm-up + %u measured rounds, tolerance %.2f%%\n",
+	ksft_print_msg(
+		"settings: batch %u, %u msgs/round, %u warm-up + %u measured rounds, tolerance %.2f%%\n",
 		       o.batch, o.msgs, o.warmup, o.rounds, o.tol * 100);
 }
 
@@ -782,11 +785,13 @@ static void print_stats(const char *tag, const struct stats *st)
 	int s;
 
 	for (s = 0; s < NR_S; s++)
-		ksft_print_msg("%s %s: mean %.2f median %.2f min %.2f stdev %.2f cv %.3f%% ns/msg; without round 1: mean %.2f\n",
+		ksft_print_msg(
+			"%s %s: mean %.2f median %.2f min %.2f stdev %.2f cv %.3f%% ns/msg; without round 1: mean %.2f\n",
 			       tag, s_names[s], st->sum[s].mean, st->sum[s].median,
 			       st->sum[s].min, st->sum[s].stdev,
 			       st->sum[s].cv * 100, st->drop1[s]);
-	ksft_print_msg("%s dgram/seqpacket ratio %.4f, 95%% t-interval [%.4f, %.4f] over %zu interleaved pairs; without round 1: %.4f [%.4f, %.4f]\n",
+	ksft_print_msg(
+		"%s dgram/seqpacket ratio %.4f, 95%% t-interval [%.4f, %.4f] over %zu interleaved pairs; without round 1: %.4f [%.4f, %.4f]\n",
 		       tag, st->ratio.mean, st->ratio.lo, st->ratio.hi,
 		       st->ratio.n, st->ratio_drop1.mean, st->ratio_drop1.lo,
 		       st->ratio_drop1.hi);
@@ -815,7 +820,8 @@ static bool report_series(int v, int wl, unsigned int size,
 				      tag, bad, r->s[0].validated + r->s[1].validated);
 		return false;
 	}
-	ksft_test_result_pass("%s: %llu messages validated, dgram %.1f seqpacket %.1f ns/msg, ratio %.4f\n",
+	ksft_test_result_pass(
+		"%s: %llu messages validated, dgram %.1f seqpacket %.1f ns/msg, ratio %.4f\n",
 			      tag, r->s[0].validated + r->s[1].validated,
 			      st->sum[S_DGRAM].mean, st->sum[S_SEQPACKET].mean,
 			      st->ratio.mean);
@@ -876,7 +882,8 @@ static void record_entry(const char *tag, int wl, unsigned int size,
 	snprintf(e.workload, sizeof(e.workload), "%s", wl_names[wl]);
 	if (2 * st->ratio.half > o.tol * st->ratio.mean) {
 		record_failed = true;
-		ksft_test_result_fail("%s record: too noisy (95%% CI width %.4f > tolerance %.4f), not recorded\n",
+		ksft_test_result_fail(
+			"%s record: too noisy (95%% CI width %.4f > tolerance %.4f), not recorded\n",
 				      tag, 2 * st->ratio.half, o.tol * st->ratio.mean);
 		return;
 	}
@@ -913,7 +920,8 @@ static void check_baseline(int wl, unsigned int size, bool usable,
 		return;
 	}
 	if (base_err == -ENOENT) {
-		ksft_test_result_skip("%s: no baseline for this machine (%s); record one with ./run_perf.sh record\n",
+		ksft_test_result_skip(
+			"%s: no baseline for this machine (%s); record one with ./run_perf.sh record\n",
 				      tag, base_msg);
 		return;
 	}
@@ -923,23 +931,27 @@ static void check_baseline(int wl, unsigned int size, bool usable,
 	}
 	e = perf_baseline_find(&base, wl_names[wl], size);
 	if (!e) {
-		ksft_test_result_skip("%s: %s has no entry for it; record one with ./run_perf.sh record\n",
+		ksft_test_result_skip(
+			"%s: %s has no entry for it; record one with ./run_perf.sh record\n",
 				      tag, o.baseline);
 		return;
 	}
 	v = perf_judge(e->ratio, o.tol, &st->ratio, &limit);
-	ksft_print_msg("%s: ratio %.4f [%.4f, %.4f], baseline %.4f, limit %.4f; dgram %.1f ns/msg (baseline %.1f)\n",
+	ksft_print_msg(
+		"%s: ratio %.4f [%.4f, %.4f], baseline %.4f, limit %.4f; dgram %.1f ns/msg (baseline %.1f)\n",
 		       tag, st->ratio.mean, st->ratio.lo, st->ratio.hi, e->ratio,
 		       limit, st->sum[S_DGRAM].mean, e->dgram_ns);
 	if (v == PERF_PASS)
 		ksft_test_result_pass("%s: ratio %.4f within %.1f%% of %.4f\n", tag,
 				      st->ratio.mean, o.tol * 100, e->ratio);
 	else if (v == PERF_FAIL)
-		ksft_test_result_fail("%s: ratio %.4f (95%% CI low %.4f) exceeds baseline %.4f by more than %.1f%%\n",
+		ksft_test_result_fail(
+			"%s: ratio %.4f (95%% CI low %.4f) exceeds baseline %.4f by more than %.1f%%\n",
 				      tag, st->ratio.mean, st->ratio.lo, e->ratio,
 				      o.tol * 100);
 	else
-		ksft_test_result_skip("%s: too noisy to decide (ratio %.4f, 95%% CI [%.4f, %.4f], limit %.4f)\n",
+		ksft_test_result_skip(
+			"%s: too noisy to decide (ratio %.4f, 95%% CI [%.4f, %.4f], limit %.4f)\n",
 				      tag, st->ratio.mean, st->ratio.lo,
 				      st->ratio.hi, limit);
 }
@@ -1021,7 +1033,8 @@ static void json_series(int v, int wl, unsigned int size,
 	if (!json || r->status != KSFT_PASS)
 		return;
 	for (s = 0; s < NR_S; s++) {
-		fprintf(json, "%s    {\"variant\": \"%s\", \"workload\": \"%s\", \"sock\": \"%s\", \"msg_size\": %u, \"mean\": %.3f, \"median\": %.3f, \"min\": %.3f, \"stdev\": %.3f, \"cv\": %.6f, \"mean_drop_first\": %.3f, \"ratio\": %.6f, \"ratio_lo\": %.6f, \"ratio_hi\": %.6f, \"validated_msgs\": %llu, \"validation_failures\": %llu, \"ns_per_msg\": [",
+		fprintf(json,
+			"%s    {\"variant\": \"%s\", \"workload\": \"%s\", \"sock\": \"%s\", \"msg_size\": %u, \"mean\": %.3f, \"median\": %.3f, \"min\": %.3f, \"stdev\": %.3f, \"cv\": %.6f, \"mean_drop_first\": %.3f, \"ratio\": %.6f, \"ratio_lo\": %.6f, \"ratio_hi\": %.6f, \"validated_msgs\": %llu, \"validation_failures\": %llu, \"ns_per_msg\": [",
 			json_first ? "" : ",\n", v_names[v], wl_names[wl],
 			s_names[s], size, st->sum[s].mean, st->sum[s].median,
 			st->sum[s].min, st->sum[s].stdev, st->sum[s].cv,

@@ -185,7 +185,8 @@ void aa_env_probe(struct aa_env *env)
 		env->have_v9_unix = true;
 
 	if (!env->enabled) {
-		set_skip(env, -1, "AppArmor is not the active LSM (/sys/kernel/security/lsm, apparmor.enabled)");
+		set_skip(env, -1,
+			"AppArmor is not the active LSM (/sys/kernel/security/lsm, apparmor.enabled)");
 		return;
 	}
 	if (geteuid()) {

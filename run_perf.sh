@@ -73,7 +73,8 @@ find_report() {
 		fi
 		break
 	done
-	echo "run_perf.sh: no perf_report next to $0 and cannot build one (set PERF_REPORT or KSRC)" >&2
+	echo "run_perf.sh: no perf_report next to $0 and cannot build one" \
+		"(set PERF_REPORT or KSRC)" >&2
 	exit 2
 }
 
@@ -132,10 +133,12 @@ boot() {
 	# 1: a benchmark FAIL or a kernel splat; the JSON still counts.
 	if [ "$rc" -ge 124 ] || [ ! -s "$out/$i/result.json" ]; then
 		tail -n 20 "$out/$i.log" >&2
-		echo "run_perf.sh: boot $i ($k) failed (vmtest.sh exit status $rc), no result; log: $out/$i.log" >&2
+		echo "run_perf.sh: boot $i ($k) failed (vmtest.sh exit status" \
+			"$rc), no result; log: $out/$i.log" >&2
 		return 2
 	fi
-	echo "run_perf.sh: boot $i: $(json_summary "$out/$i/result.json") (vmtest.sh exit status $rc)" >&2
+	echo "run_perf.sh: boot $i: $(json_summary "$out/$i/result.json")" \
+		"(vmtest.sh exit status $rc)" >&2
 }
 
 vm_aba() {
@@ -169,7 +172,8 @@ vm_aba() {
 		args=("$@")
 	fi
 	if [ ! -x "$dir/vmtest.sh" ]; then
-		echo "run_perf.sh: vm-aba needs vmtest.sh next to $0 (run it from the source directory)" >&2
+		echo "run_perf.sh: vm-aba needs vmtest.sh next to $0" \
+			"(run it from the source directory)" >&2
 		exit 2
 	fi
 	for k in "${names[@]:0:2}"; do
