@@ -27,6 +27,7 @@ KSRC_SUITE=$ROOTFS_SUITE
 PRINT_KSRC=0
 MAKE_ARGS="${VMTEST_MAKE_ARGS:-}"
 KERNEL=""
+TARBALL=""
 SUITE=sid
 UPDATE=0
 APPEND=""
@@ -60,6 +61,8 @@ timed out, 125 if it could not be built or booted (git bisect run: skip).
                 around this directory, \$KSRC, or Debian's linux-source);
                 this directory is copied to its selftests/apparmor, which
                 must not exist or be a copy vmtest.sh made
+  -T TARBALL    run this kselftest tarball (make kselftest-gen_tar)
+                instead of building the suite
   -S SUITE      take Debian's linux-source from SUITE (default: $ROOTFS_SUITE)
   --print-ksrc  fetch that kernel tree if need be, print its path, exit
   -M ARGS       extra make arguments, e.g. 'USERCFLAGS=-Werror'
@@ -318,6 +321,17 @@ build_suite()
 		die "building the selftests failed"
 }
 
+# A kselftest tarball (make kselftest-gen_tar) instead of a build: the
+# guest runs it as LKFT does, with nothing built for it.
+unpack_tarball()
+{
+	mkdir -p "$RUN/overlay/kselftest"
+	tar -xaf "$TARBALL" -C "$RUN/overlay/kselftest" ||
+		die "cannot unpack $TARBALL"
+	[[ -x $RUN/overlay/kselftest/run_kselftest.sh ]] ||
+		die "$TARBALL has no run_kselftest.sh: not a kselftest tarball"
+}
+
 # The guest's /init: mount what the tests need, run $RUN/overlay/vmtest/
 # cmd.sh with its output on ttyS1, report status and /output on ttyS2,
 # then power off (minbase has no poweroff binary, sysrq does it).
@@ -326,20 +340,20 @@ write_init()
 	cat >"$RUN/overlay/init" <<'EOF'
 #!/bin/sh
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin HOME=/root
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-mount -t securityfs securityfs /sys/kernel/security
-mount -t devtmpfs devtmpfs /dev
+mount -t proc none /proc
+mount -t sysfs none /sys
+mount -t securityfs none /sys/kernel/security
+mount -t devtmpfs none /dev
 # devtmpfs lacks what udev adds; the kselftest runner writes to /dev/stdout.
 ln -s /proc/self/fd /dev/fd
 ln -s /proc/self/fd/0 /dev/stdin
 ln -s /proc/self/fd/1 /dev/stdout
 ln -s /proc/self/fd/2 /dev/stderr
 mkdir -p /dev/pts /dev/shm /output
-mount -t devpts devpts /dev/pts
-mount -t tmpfs tmpfs /dev/shm
-mount -t tmpfs tmpfs /tmp
-mount -t tmpfs tmpfs /run
+mount -t devpts none /dev/pts
+mount -t tmpfs none /dev/shm
+mount -t tmpfs none /tmp
+mount -t tmpfs none /run
 echo vmtest >/proc/sys/kernel/hostname
 echo "vmtest: init started"
 echo "vmtest: $(uname -a)"
@@ -545,6 +559,7 @@ parse_args()
 		-d) SUITE=$2; shift ;;
 		-u) UPDATE=1 ;;
 		-K) KSRC=$2; shift ;;
+		-T) TARBALL=$(realpath "$2"); shift ;;
 		-S) KSRC_SUITE=$2; shift ;;
 		--print-ksrc) PRINT_KSRC=1 ;;
 		-M) MAKE_ARGS+=" $2"; shift ;;
@@ -592,8 +607,12 @@ main()
 		exit 0
 	fi
 	[[ -n $KERNEL ]] || ensure_debian_kernel
-	ensure_ksrc
-	build_suite
+	if [[ -n $TARBALL ]]; then
+		unpack_tarball
+	else
+		ensure_ksrc
+		build_suite
+	fi
 	flock -u 9
 	make_initrd "${CMD[@]}"
 	run_guest || rc=$?
