@@ -1,0 +1,124 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# A kselftest tarball run as a LAVA job, the way the KernelCI and LKFT labs
+# run kselftests, with Debian's own lava-dispatcher (lava-run), offline:
+# .ci/lava/kselftest-apparmor.yaml on the device .ci/lava/qemu-tcg.jinja2
+# (qemu x86_64, TCG), the kernel and vmtest.sh's Debian unstable root
+# filesystem (plus .ci/lava/init) as file:// URLs, the tarball as an
+# overlay.  The verdict is LAVA's: lava-run's exit status and the test
+# cases recorded in its log.
+#
+# Usage: .ci/lava_test.sh OUTDIR TARBALL KERNEL
+#
+# lava-dispatcher, lava-common and (for its device-type templates)
+# lava-server come from Debian unstable through vmtest.sh's apt index in
+# its root filesystem; the Python modules they need and this host lacks
+# from the host's own archive (built for its python3).  All of it is
+# unpacked under $VMTEST_CACHE/lava, once; nothing is installed.
+
+set -uo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
+TOP=$(pwd)
+CACHE=${VMTEST_CACHE:-$HOME/.cache/apparmor-selftests}
+LAVA=$CACHE/lava
+PY=/usr/bin/python3
+# What lava-dispatcher imports and a Debian 12 python3 lacks.
+PY_DEBS=(python3-aiohttp python3-aiosignal python3-async-timeout
+	python3-attr python3-certifi python3-chardet python3-charset-normalizer
+	python3-configobj python3-frozenlist python3-idna python3-jinja2
+	python3-magic python3-markupsafe python3-multidict python3-pexpect
+	python3-ptyprocess python3-pyudev python3-requests python3-sentry-sdk
+	python3-setproctitle python3-urllib3 python3-voluptuous python3-yarl)
+
+[[ $# -eq 3 ]] || { echo "usage: $0 OUTDIR TARBALL KERNEL" >&2; exit 2; }
+OUT=$(realpath -m "$1")
+TARBALL=$(realpath "$2")
+KERNEL=$(realpath "$3")
+ROOTFS=""
+for d in "$CACHE"/rootfs-sid-*/; do
+	[[ -f ${d%/}.cpio ]] && ROOTFS=${d%/}
+done
+[[ -n $ROOTFS ]] ||
+	{ echo "no vmtest.sh root filesystem in $CACHE: run vmtest.sh first" >&2; exit 2; }
+
+# As vmtest.sh's chroot_apt: Debian unstable's index inside its rootfs.
+sid_download()
+{
+	mkdir -p "$ROOTFS/var/cache/lava-ci"
+	chroot "$ROOTFS" env -C /var/cache/lava-ci apt-get -q \
+		-o APT::Sandbox::User=root -o Acquire::Check-Valid-Until=false \
+		-o Dir::Etc::SourceList=/etc/apt/vmtest-sid.list \
+		-o Dir::Etc::SourceParts=/etc/apt/vmtest-empty.d \
+		-o Dir::State::Lists=/var/lib/apt/vmtest-lists-sid \
+		-o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache= \
+		download "$@"
+}
+
+fetch()
+{
+	local tmp=$LAVA.tmp d
+
+	[[ -f $LAVA/.done ]] && return 0
+	rm -rf "$tmp" "$ROOTFS/var/cache/lava-ci" && mkdir -p "$tmp/debs" &&
+		sid_download lava-dispatcher lava-common lava-server &&
+		mv "$ROOTFS"/var/cache/lava-ci/*.deb "$tmp/debs/" &&
+		(cd "$tmp/debs" && apt-get -q download "${PY_DEBS[@]}") || return 1
+	rm -rf "$ROOTFS/var/cache/lava-ci"
+	for d in "$tmp"/debs/*.deb; do
+		[[ $d == */lava-server_* ]] && continue
+		dpkg-deb -x "$d" "$tmp/root" || return 1
+	done
+	mkdir -p "$tmp/device-types"
+	dpkg-deb --fsys-tarfile "$tmp"/debs/lava-server_*.deb |
+		tar -x -C "$tmp/device-types" --strip-components=5 \
+			./usr/share/lava-server/device-types || return 1
+	rm -rf "$LAVA" && mv "$tmp" "$LAVA" && touch "$LAVA/.done"
+}
+
+# One cpio archive (LAVA unpacks the ramdisk with cpio, which stops at the
+# first archive): the root filesystem and a /init that gives LAVA a shell.
+ramdisk()
+{
+	local dir
+
+	dir=$(mktemp -d "$OUT/ramdisk.XXXXXX") &&
+		(cd "$dir" && cpio -i -d -m --quiet <"$ROOTFS.cpio") &&
+		install -m 755 .ci/lava/init "$dir/init" &&
+		(cd "$dir" && find . -print0 | cpio -o -0 -H newc -R 0:0 --quiet) \
+			>"$OUT/ramdisk.cpio"
+	local rc=$?
+
+	rm -rf "$dir"
+	return $rc
+}
+
+rm -rf "$OUT" && mkdir -p "$OUT/tmp" "$OUT/job"
+fetch || { echo "fetching lava-dispatcher failed" >&2; exit 1; }
+ramdisk || { echo "making the ramdisk failed" >&2; exit 1; }
+export PYTHONPATH=$LAVA/root/usr/lib/python3/dist-packages LAVA_TMP=$OUT/tmp
+sed -e "s|@KERNEL@|$KERNEL|" -e "s|@RAMDISK@|$OUT/ramdisk.cpio|" \
+	-e "s|@TARBALL@|$TARBALL|" .ci/lava/kselftest-apparmor.yaml >"$OUT/job.yaml"
+printf 'dispatcher_download_dir: %s\n' "$LAVA_TMP" >"$OUT/dispatcher.yaml"
+"$PY" .ci/lava/render_device.py "$TOP/.ci/lava/qemu-tcg.jinja2" \
+	"$LAVA/device-types" "$OUT/job.yaml" >"$OUT/device.yaml" || exit 1
+echo "# lava-run $(PYTHONPATH=$PYTHONPATH "$PY" -c \
+	'import lava_common.version as v; print(v.__version__)' 2>/dev/null)"
+start=$SECONDS
+"$PY" .ci/lava/lava_run.py --job-id 1 --output-dir "$OUT/job" \
+	--device "$OUT/device.yaml" --dispatcher "$OUT/dispatcher.yaml" \
+	"$OUT/job.yaml" 2>"$OUT/job/stderr.log"
+rc=$?
+echo "# lava-run exit status $rc after $((SECONDS - start)) s"
+grep -E '^(result|error_msg|error_type):' "$OUT/job/result.yaml" 2>/dev/null |
+	sed 's/^/# job /'
+"$PY" .ci/lava/results.py "$OUT/job/logs.yaml" >"$OUT/results.txt"
+res=$?
+grep -v ' pass$' "$OUT/results.txt"
+rm -f "$OUT/ramdisk.cpio"
+for prog in aa_unix_mediation af_unix_send_perf; do
+	grep -Eqx "[0-9]*_?kselftest-apparmor/apparmor_$prog pass" "$OUT/results.txt" ||
+		{ echo "# no LAVA pass for $prog"; res=1; }
+done
+[[ $rc -eq 0 && $res -eq 0 ]]

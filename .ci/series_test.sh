@@ -1,0 +1,164 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The series .ci/make_series.sh makes, tried as upstream would: applied
+# with git am to pristine kernel trees, checkpatch --strict on each patch,
+# built with make kselftest-all and make -C tools/testing/selftests, packed
+# with make kselftest-gen_tar, and that tarball run in a guest as LKFT
+# runs kselftests (unpacked on a root filesystem without a compiler,
+# run_kselftest.sh -c apparmor, the timeout from "settings"), judged from
+# its KTAP alone.
+#
+# Usage: .ci/series_test.sh OUTDIR KERNEL_TREE [KERNEL_TREE...]
+#
+# The tarball of the first tree is run.  A pristine tree is a git
+# repository of KERNEL_TREE's tracked files (Debian's .gitignore entry that
+# hides the whole tree aside), made once under $VMTEST_CACHE/pristine.
+
+set -uo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
+# shellcheck source=.ci/tap.sh
+. .ci/tap.sh
+CACHE=${VMTEST_CACHE:-$HOME/.cache/apparmor-selftests}
+OUT=$(realpath -m "$1")
+shift
+ST=tools/testing/selftests
+
+# The series is signed off by whoever runs this; a CI machine without a
+# git identity signs off as the author of the commit under test.
+if ! git config user.name >/dev/null || ! git config user.email >/dev/null; then
+	GIT_CONFIG_VALUE_0=$(git log -1 --format=%an)
+	GIT_CONFIG_VALUE_1=$(git log -1 --format=%ae)
+	export GIT_CONFIG_COUNT=2 GIT_CONFIG_KEY_0=user.name \
+		GIT_CONFIG_KEY_1=user.email GIT_CONFIG_VALUE_0 GIT_CONFIG_VALUE_1
+fi
+git_id=(-c user.name="$(git config user.name)"
+	-c user.email="$(git config user.email)")
+
+# pristine TREE: print the path of TREE's pristine git repository.
+pristine()
+{
+	local src=$1 dir
+
+	dir=$CACHE/pristine/$(basename "$src")
+	if [[ ! -f $dir/.git/pristine ]]; then
+		rm -rf "$dir" && mkdir -p "$CACHE/pristine" || return 1
+		# Hard links: git and make replace files, never write into them.
+		cp -al "$src" "$dir" || return 1
+		rm -rf "${dir:?}/$ST/apparmor"
+		sed -i '/^# Debian packaging: ignore everything/,/^!\/debian\/$/d' \
+			"$dir/.gitignore"
+		(cd "$dir" && git init -q && git add -A &&
+			git "${git_id[@]}" commit -q -m "pristine $(basename "$src")") ||
+			return 1
+		touch "$dir/.git/pristine"
+	fi
+	echo "$dir"
+}
+
+# checkpatch_ok TREE PATCH N VER: no error and no warning, but for a commit id
+# that a tree without history cannot look up, and new files in a
+# directory patch 1 already put in MAINTAINERS.
+checkpatch_ok()
+{
+	local allow=UNKNOWN_COMMIT_ID
+
+	[[ $3 -gt 1 ]] && allow+=",FILE_PATH_CHANGES"
+	local log
+
+	log=$OUT/$4/$(basename "$2").cp
+
+	# --terse prints one line per report, nothing when there is none;
+	# exit status 1 says there were reports (CHECKs too), 2 and up that it
+	# could not run.
+	# Debian's python3, with python3-ply, for the SPDX check.
+	PATH=/usr/bin:$PATH perl "$1/scripts/checkpatch.pl" --strict --terse \
+		--show-types --ignore "$allow" "$2" >"$log" 2>&1
+	[[ $? -le 1 ]] && ! grep -E ': (ERROR|WARNING):' "$log"
+}
+
+# maintained TREE: get_maintainer.pl sends the suite to AppArmor's list.
+maintained()
+{
+	(cd "$1" && ./scripts/get_maintainer.pl --no-git --no-rolestats \
+		-f "$ST/apparmor/aa_unix_mediation.c") 2>/dev/null |
+		tee "$OUT/get_maintainer" | grep -q '^apparmor@lists'
+}
+
+rm -rf "$OUT" && mkdir -p "$OUT"
+tarball=""
+for tree in "$@"; do
+	ver=$(make -s -C "$tree" kernelversion)
+	repo=$(pristine "$tree") || { check "pristine $ver" false; continue; }
+	git -C "$repo" reset -q --hard && git -C "$repo" clean -qfdx
+	# As for posting: the series made against the tree it goes to.
+	series=$OUT/$ver/series
+	mkdir -p "$OUT/$ver"
+	bash .ci/make_series.sh -o "$series" "$repo" >/dev/null
+	files=("$series"/*.patch)
+	check "$ver: series of 4 patches and a cover letter (${#files[@]} files)" \
+		test "${#files[@]}" -eq 5
+	# What the patches add is the same whatever the base.
+	grep -h '^+' "$series"/000[1-9]*.patch >"$OUT/$ver/added"
+	[[ -f $OUT/added ]] || cp "$OUT/$ver/added" "$OUT/added"
+	check "$ver: the patches add the same lines as for the first tree" \
+		cmp -s "$OUT/added" "$OUT/$ver/added"
+	check "$ver: git am applies the series" \
+		git -C "$repo" "${git_id[@]}" am -q "$series"/000[1-9]*.patch
+	idx=0
+	for p in "$series"/000[1-9]*.patch; do
+		idx=$((idx + 1))
+		check "$ver: checkpatch --strict $(basename "$p")" \
+			checkpatch_ok "$repo" "$p" "$idx" "$ver"
+	done
+	[[ -f $OUT/diffstat ]] ||
+		(cd "$series" && git apply --stat 000[1-9]*.patch) >"$OUT/diffstat"
+	check "$ver: get_maintainer.pl names the AppArmor list for the suite" \
+		maintained "$repo"
+	check "$ver: make tinyconfig" make -s -C "$repo" tinyconfig
+	check "$ver: make kselftest-all TARGETS=apparmor" \
+		make -s -C "$repo" kselftest-all TARGETS=apparmor USERCFLAGS=-Werror
+	check "$ver: make -C $ST TARGETS=apparmor" \
+		make -s -C "$repo/$ST" TARGETS=apparmor USERCFLAGS=-Werror
+	check "$ver: make kselftest-gen_tar TARGETS=apparmor" \
+		make -s -C "$repo" kselftest-gen_tar TARGETS=apparmor
+	t=$repo/$ST/kselftest_install/kselftest-packages/kselftest.tar.gz
+	check "$ver: the tarball holds the suite" \
+		sh -c "tar -tzf '$t' | grep -qx './apparmor/aa_unix_mediation'"
+	[[ -z $tarball && -f $t ]] && cp "$t" "$OUT/kselftest.tar.gz" &&
+		tarball=$OUT/kselftest.tar.gz
+	git -C "$repo" am --abort 2>/dev/null
+	git -C "$repo" reset -q --hard "$(git -C "$repo" rev-list --max-parents=0 HEAD)"
+	git -C "$repo" clean -qfdx
+done
+
+# The root filesystem has no compiler: the tarball is all there is.
+./vmtest.sh -T "$tarball" -- sh -c \
+	'command -v cc gcc >/dev/null && echo "compiler found"; \
+	 exec /kselftest/run_kselftest.sh -c apparmor' >"$OUT/tarball.tap" 2>&1
+rc=$?
+grep -E '^(not )?ok |^# Totals|^# # Totals|compiler found' "$OUT/tarball.tap" |
+	sed 's/^/# /'
+check "tarball in the guest: run_kselftest.sh exit status 0 (got $rc)" \
+	test "$rc" -eq 0
+check "tarball: no compiler in the root filesystem" \
+	sh -c "! grep -q '^compiler found' '$OUT/tarball.tap'"
+for t in aa_unix_mediation af_unix_send_perf; do
+	check "tarball KTAP: ok selftests: apparmor: $t" \
+		grep -q "^ok [0-9]* selftests: apparmor: $t\$" "$OUT/tarball.tap"
+done
+check "tarball KTAP: no not ok" \
+	sh -c "! grep -q 'not ok' '$OUT/tarball.tap'"
+check "tarball KTAP: aa_unix_mediation pass:150 fail:0" \
+	grep -q '^# # Totals: pass:150 fail:0 ' "$OUT/tarball.tap"
+# The same tarball and kernel as a LAVA job.
+kernel=$(sed -n 's/^vmtest: booting \(.*\) with [a-z]* (logs.*/\1/p' \
+	"$OUT/tarball.tap" | tail -n 1)
+bash .ci/lava_test.sh "$OUT/lava" "$tarball" "$kernel" >"$OUT/lava.log" 2>&1
+rc=$?
+grep '^# ' "$OUT/lava.log"
+check "LAVA job (lava-run): exit status 0, every test case passes" \
+	test "$rc" -eq 0
+cat "$OUT/diffstat"
+tap_done
