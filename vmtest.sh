@@ -414,7 +414,7 @@ start_qemu()
 	local cmdline="console=ttyS0,115200 panic=-1 rdinit=/init"
 
 	[[ $accel == kvm ]] && args+=(-accel kvm -cpu host)
-	[[ $accel == tcg ]] && args+=(-accel tcg -cpu max)
+	[[ $accel == tcg ]] && args+=(-accel "tcg,thread=single" -cpu max)
 	if [[ $ICOUNT -eq 1 ]]; then
 		args+=(-icount "shift=0,sleep=off")
 		cmdline+=" vmtest.icount=1"
