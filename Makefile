@@ -30,8 +30,8 @@ else
 $(warning liburing not found by $(PKG_CONFIG): the io_uring workload will SKIP)
 endif
 TEST_GEN_PROGS += af_unix_send_perf
-TEST_GEN_PROGS_EXTENDED += perf_report perf_stats_test
-TEST_PROGS_EXTENDED += run_perf.sh aba_report.sh
+TEST_GEN_PROGS_EXTENDED += perf_verdict_test perf_baseline_test
+TEST_PROGS_EXTENDED += run_perf.sh aba_report.sh perf_report.py
 
 include ../lib.mk
 
@@ -39,10 +39,13 @@ $(OUTPUT)/aa_unix_mediation: aa_unix_mediation.c common.c policy.c unix_scenario
 $(OUTPUT)/aa_unix_mediation: CFLAGS += $(APPARMOR_CFLAGS)
 $(OUTPUT)/aa_unix_mediation: LDLIBS += $(APPARMOR_LIBS)
 
-$(OUTPUT)/af_unix_send_perf: af_unix_send_perf.c perf_stats.c common.c policy.c
+PERF_SRCS := perf_stats.c perf_verdict.c perf_parse.c perf_baseline.c
+
+$(OUTPUT)/af_unix_send_perf: af_unix_send_perf.c send_workload.c send_scale.c \
+	perf_env.c perf_json.c $(PERF_SRCS) common.c policy.c
 $(OUTPUT)/af_unix_send_perf: CFLAGS += $(URING_CFLAGS) $(APPARMOR_CFLAGS)
 $(OUTPUT)/af_unix_send_perf: LDLIBS += $(URING_LIBS) $(APPARMOR_LIBS) -lm
-$(OUTPUT)/perf_report: perf_report.c perf_stats.c
-$(OUTPUT)/perf_report: LDLIBS += -lm
-$(OUTPUT)/perf_stats_test: perf_stats_test.c perf_stats.c
-$(OUTPUT)/perf_stats_test: LDLIBS += -lm
+$(OUTPUT)/perf_verdict_test: perf_verdict_test.c perf_stats.c perf_verdict.c
+$(OUTPUT)/perf_verdict_test: LDLIBS += -lm
+$(OUTPUT)/perf_baseline_test: perf_baseline_test.c perf_baseline.c perf_parse.c
+$(OUTPUT)/perf_baseline_test: LDLIBS += -lm

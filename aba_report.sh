@@ -8,7 +8,7 @@
 # patches); then per workload and message size the parent, child and
 # parent-again dgram ns/msg, their dgram/seqpacket ratios, B's slowdown
 # against the parents' midpoint, the parents' drift, the largest CV and
-# perf_report's verdict; then a per-round plot drawn by gnuplot's dumb
+# perf_report.py's verdict; then a per-round plot drawn by gnuplot's dumb
 # terminal (and an SVG beside it with -o).  Without gnuplot the plot is
 # replaced by a note.
 #
@@ -16,7 +16,7 @@
 #   -t PCT   slowdown that counts as a regression (default 5)
 #   -a, -b   describe A or B instead of their build-info
 #   -o DIR   also write report.txt and the SVG plots to DIR
-# Needs jq, and perf_report ($PERF_REPORT, else next to this script).
+# Needs jq and python3; perf_report.py: $PERF_REPORT, else next to this script.
 # Exit status: the worst of perf_report's: 0 no regression, 1 regression
 # or validation failure, 2 bad input.
 
@@ -48,10 +48,12 @@ done
 shift $((OPTIND - 1))
 [[ $# -eq 3 ]] || { usage >&2; exit 2; }
 command -v jq >/dev/null || die "needs jq (Debian: apt-get install jq)"
-report=${PERF_REPORT:-$(dirname -- "${BASH_SOURCE[0]}")/perf_report}
-[[ -x $report ]] || die "no perf_report at $report (build it, or set PERF_REPORT)"
+report=${PERF_REPORT:-$(dirname -- "${BASH_SOURCE[0]}")/perf_report.py}
+[[ -x $report ]] || die "no executable perf_report at $report (or set PERF_REPORT)"
+[[ -n ${PERF_REPORT:-} ]] || command -v python3 >/dev/null ||
+	die "perf_report.py needs python3 (Debian: apt-get install python3)"
 for f in "$@"; do
-	jq -e '.format == "af_unix_send_perf/1"' "$f" >/dev/null 2>&1 ||
+	jq -e '.format == "af_unix_send_perf/2"' "$f" >/dev/null 2>&1 ||
 		die "$f is not a result of af_unix_send_perf --json"
 done
 
@@ -84,7 +86,9 @@ rounds() {
 
 # gp DATA TITLE: the gnuplot commands that draw DATA's three columns.
 gp() {
+	# Tabs: a run with fewer rounds leaves empty fields, not fewer columns.
 	cat <<EOF
+set datafile separator "\t"
 set title "$2"
 set xlabel "round"
 set key outside bottom center horizontal
@@ -97,15 +101,24 @@ EOF
 
 # plot WORKLOAD SIZE: per-round dgram ns/msg of A, B and A'.
 plot() {
-	local dat title="$1 $2 B: dgram ns/msg per measured round"
+	local dat n k f title="$1 $2 B: dgram ns/msg per measured round"
 
 	echo
 	if ! command -v gnuplot >/dev/null; then
 		echo "  (no per-round plot: gnuplot is not installed)"
 		return
 	fi
+	# The benchmark measures until it can decide: the runs may differ in
+	# the number of rounds.
+	n=0
+	for f in "$a" "$b" "$a2"; do
+		k=$(rounds "$f" "$1" "$2" | wc -l)
+		if ((k > n)); then
+			n=$k
+		fi
+	done
 	dat=$(mktemp)
-	paste <(seq 1 "$(rounds "$a" "$1" "$2" | wc -l)") \
+	paste <(seq 1 "$n") \
 		<(rounds "$a" "$1" "$2") <(rounds "$b" "$1" "$2") \
 		<(rounds "$a2" "$1" "$2") >"$dat"
 	# Form feeds, trailing blanks and empty lines do not survive mail.

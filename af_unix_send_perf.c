@@ -1,136 +1,90 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * AF_UNIX datagram send cost under AppArmor.
+ * AF_UNIX datagram send cost under AppArmor: a benchmark that also judges.
  *
  * Kernel commit 6456ccbd2ff7 ("apparmor: fix regression in fs based unix
  * sockets when using old abi") dropped the early return for unconfined
  * labels in aa_unix_peer_perm(), so every unconfined SOCK_DGRAM send runs
  * unix_peer_perm() twice.  SOCK_SEQPACKET sends go through the same
  * unix_dgram_sendmsg() but skip security_unix_may_send(), so the
- * dgram/seqpacket ratio measured in one run, with interleaved rounds, is the
- * cost of the hook with the rest of the path as its own control.
+ * dgram/seqpacket ratio of paired rounds (one of each, order swapped every
+ * round) is the cost of the hook with the rest of the path as its own
+ * control.  What is timed is in send_workload.c: the send calls only.
  *
- * Only the send calls are timed: every batch is bracketed by two
- * clock_gettime(CLOCK_MONOTONIC) calls and the intervals are summed.
- * Filling, draining and validating the payload happen between batches,
- * outside the timed region; draining after every batch also keeps the
- * receive queue short, so no send ever waits for buffer space.
+ * Every series is checked: each message must arrive whole and in order.
+ * The unconfined series is also judged against a baseline recorded on this
+ * machine by "run_perf.sh record" (perf_baseline.h): PASS when the 95%
+ * interval of the ratio is within the tolerance over the baseline, FAIL
+ * when it is all above, and otherwise more paired rounds until it decides
+ * or the budget is spent, then SKIP saying which way it leans
+ * (perf_verdict.h).  Without a baseline the verdict is a SKIP.  This is
+ * not a throughput benchmark: absolute ns/msg are printed, never judged.
  *
- * Exit status follows kselftest; bad options exit KSFT_FAIL (1) with a
- * message.
+ * Exit status follows kselftest; bad options exit KSFT_FAIL (1).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
-#include <limits.h>
 #include <math.h>
+#include <stdarg.h>
 #include <sched.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#ifdef HAVE_LIBURING
-#include <liburing.h>
-#endif
-
 #include "kselftest.h"
 #include "common.h"
 #include "policy.h"
-#include "perf_stats.h"
+#include "perf_baseline.h"
+#include "perf_env.h"
+#include "perf_json.h"
+#include "perf_parse.h"
+#include "perf_verdict.h"
+#include "send_scale.h"
+#include "send_workload.h"
 
 #define BASELINE_DIR	"/var/lib/apparmor-selftests"
-#define ICOUNT_WORD	"vmtest.icount=1"
-#define MIN_SIZE	8	/* room for the sequence number */
-#define MAX_SIZE	65536
-#define MAX_BATCH	1024
 #define MAX_SIZES	16
+/* What KSFT_MACHINE_SLOW=yes multiplies the time budget by. */
+#define SLOW_BUDGET	10
 
-enum { WL_SENDMMSG, WL_IOURING, WL_SEND, NR_WL };
 /* send(), a syscall per message, is opt-in to keep the default run short */
 #define WL_DEFAULT	((1U << WL_SENDMMSG) | (1U << WL_IOURING))
 enum { V_UNCONFINED, V_OLD, V_NEW, NR_V };
-enum { S_DGRAM, S_SEQPACKET, NR_S };
-
-static const char * const wl_names[NR_WL] = { "sendmmsg", "io_uring", "send" };
 static const char * const v_names[NR_V] = { "unconfined", "old-abi", "new-abi" };
-static const char * const s_names[NR_S] = { "dgram", "seqpacket" };
-static const int s_types[NR_S] = { SOCK_DGRAM, SOCK_SEQPACKET };
 
-struct opts {
+static struct opts {
+	struct perf_run run;
 	unsigned int sizes[MAX_SIZES];
 	size_t nr_sizes;
-	unsigned int batch;
-	unsigned int rounds;
-	unsigned int warmup;
-	unsigned int msgs;
-	int cpu;
 	unsigned int wl_mask;
 	unsigned int v_mask;
+	unsigned int senders[MAX_SIZES];
+	size_t nr_senders;
 	const char *json;
 	char baseline[4096];
-	double tol;
+	bool budget_set;
 	bool record;
+} o = {
+	.run = {
+		.cpu = -1, .batch = 32, .msgs = 8192,
+		.rounds = PERF_DEFAULT_ROUNDS,
+		.max_rounds = PERF_DEFAULT_MAX_ROUNDS, .warmup = 2,
+		.budget_s = PERF_DEFAULT_BUDGET_S,
+		.tolerance = PERF_DEFAULT_TOLERANCE,
+	},
+	.sizes = { 128 }, .nr_sizes = 1,
+	.wl_mask = WL_DEFAULT, .v_mask = (1U << NR_V) - 1,
 };
 
-struct sock_ctx {
-	int sv[2];
-	unsigned int size;
-	unsigned int batch;
-	char *sbuf;
-	char *rbuf;
-	struct iovec *siov;
-	struct iovec *riov;
-	struct mmsghdr *smsg;
-	struct mmsghdr *rmsg;
-	uint64_t seq;
-	bool have_ring;
-#ifdef HAVE_LIBURING
-	struct io_uring ring;
-#endif
-};
+static struct perf_env env;
 
-struct series {
-	double ns[PERF_MAX_ROUNDS];
-	unsigned long long validated;
-	unsigned long long failures;
-};
-
-/* Shared with a confined child through MAP_SHARED memory. */
-struct result {
-	int status;		/* KSFT_PASS, KSFT_FAIL or KSFT_SKIP */
-	char reason[256];
-	struct series s[NR_S];
-};
-
-struct env {
-	struct utsname uts;
-	char label[256];
-	struct aa_env aa;
-	bool unconfined;
-	bool icount;
-	struct perf_identity id;
-	char clocksource[64];
-	char preempt[128];
-	double clock_ns;
-};
-
-static struct opts o = {
-	.sizes = { 128 }, .nr_sizes = 1, .batch = 32, .rounds = 15,
-	.warmup = 3, .msgs = 65536, .cpu = -1,
-	.wl_mask = WL_DEFAULT, .v_mask = (1U << NR_V) - 1, .tol = 0.05,
-};
-
-static struct env env;
-
-/* --- option parsing ----------------------------------------------------- */
+/* --- options ------------------------------------------------------------ */
 
 static void print_usage(FILE *f)
 {
@@ -138,19 +92,27 @@ static void print_usage(FILE *f)
 		"usage: af_unix_send_perf [options]\n"
 		"  --sizes LIST       message sizes in bytes, %d..%d (default 128)\n"
 		"  --batch N          messages per send batch, 1..%d (default 32)\n"
-		"  --rounds N         measured rounds, 2..%d (default 15)\n"
-		"  --warmup N         warm-up rounds, 0..1000 (default 3)\n"
-		"  --msgs N           messages per round, 1..%u (default 65536)\n"
+		"  --msgs N           messages per round and socket type (default 8192)\n"
+		"  --warmup N         warm-up rounds, 0..1000 (default 2)\n"
+		"  --rounds N         paired rounds before a verdict, 2..%d (default %d)\n"
+		"  --max-rounds N     paired rounds to decide at most (default %d,\n"
+		"                     %d with --record)\n"
+		"  --budget SEC       time to decide at most, per verdict (default %g,\n"
+		"                     x%d with KSFT_MACHINE_SLOW=yes; %g with --record)\n"
 		"  --cpu N            CPU to pin to (default: highest allowed)\n"
 		"  --workloads LIST   sendmmsg,io_uring,send (default sendmmsg,io_uring)\n"
 		"  --variants LIST    unconfined,old-abi,new-abi (default all)\n"
-		"  --json PATH        write machine-readable results to PATH\n"
+		"  --json PATH        write the results to PATH (format %s)\n"
 		"  --baseline PATH    baseline file (default %s/af_unix_send_perf.<machine-id>.baseline)\n"
-		"  --tolerance PCT    allowed ratio excess over baseline, (0,100] (default 5)\n"
-		"  --record           store this run's ratios as the baseline\n"
+		"  --tolerance PCT    allowed ratio excess over the baseline, (0,100] (default 5)\n"
+		"  --record           measure until precise and store the ratios as the baseline\n"
+		"  --senders LIST     instead: N senders at once, each on its own CPU,\n"
+		"                     for each N of LIST (send_scale.h)\n"
 		"Bad options exit 1 (KSFT_FAIL).\n",
-		MIN_SIZE, MAX_SIZE, MAX_BATCH, PERF_MAX_ROUNDS, 1U << 30,
-		BASELINE_DIR);
+		WL_MIN_SIZE, WL_MAX_SIZE, WL_MAX_BATCH, PERF_MAX_ROUNDS,
+		PERF_DEFAULT_ROUNDS, PERF_DEFAULT_MAX_ROUNDS,
+		PERF_RECORD_MAX_ROUNDS, PERF_DEFAULT_BUDGET_S, SLOW_BUDGET,
+		PERF_RECORD_BUDGET_S, PERF_JSON_FORMAT, BASELINE_DIR);
 }
 
 static void __noreturn bad_opt(const char *name, const char *val,
@@ -204,6 +166,8 @@ static void parse_opts(int argc, char **argv)
 		{ "size", required_argument, NULL, 's' },
 		{ "batch", required_argument, NULL, 'b' },
 		{ "rounds", required_argument, NULL, 'r' },
+		{ "max-rounds", required_argument, NULL, 'M' },
+		{ "budget", required_argument, NULL, 'T' },
 		{ "warmup", required_argument, NULL, 'w' },
 		{ "msgs", required_argument, NULL, 'm' },
 		{ "cpu", required_argument, NULL, 'c' },
@@ -213,33 +177,45 @@ static void parse_opts(int argc, char **argv)
 		{ "baseline", required_argument, NULL, 'B' },
 		{ "tolerance", required_argument, NULL, 't' },
 		{ "record", no_argument, NULL, 'R' },
+		{ "senders", required_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	bool max_set = false;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
 		case 's':
-			if (perf_parse_uint_list(optarg, MIN_SIZE, MAX_SIZE,
+			if (perf_parse_uint_list(optarg, WL_MIN_SIZE, WL_MAX_SIZE,
 						 o.sizes, MAX_SIZES, &o.nr_sizes))
 				bad_opt("sizes", optarg,
 					"expected up to 16 sizes 8..65536, comma separated");
 			break;
 		case 'b':
-			o.batch = opt_uint("batch", optarg, 1, MAX_BATCH);
+			o.run.batch = opt_uint("batch", optarg, 1, WL_MAX_BATCH);
 			break;
 		case 'r':
-			o.rounds = opt_uint("rounds", optarg, 2, PERF_MAX_ROUNDS);
+			o.run.rounds = opt_uint("rounds", optarg, 2, PERF_MAX_ROUNDS);
+			break;
+		case 'M':
+			o.run.max_rounds = opt_uint("max-rounds", optarg, 2,
+						    PERF_MAX_ROUNDS);
+			max_set = true;
+			break;
+		case 'T':
+			if (perf_parse_double(optarg, 0, 3600, &o.run.budget_s))
+				bad_opt("budget", optarg, "expected seconds, 0..3600");
+			o.budget_set = true;
 			break;
 		case 'w':
-			o.warmup = opt_uint("warmup", optarg, 0, 1000);
+			o.run.warmup = opt_uint("warmup", optarg, 0, 1000);
 			break;
 		case 'm':
-			o.msgs = opt_uint("msgs", optarg, 1, 1U << 30);
+			o.run.msgs = opt_uint("msgs", optarg, 1, 1U << 30);
 			break;
 		case 'c':
-			o.cpu = opt_uint("cpu", optarg, 0, CPU_SETSIZE - 1);
+			o.run.cpu = opt_uint("cpu", optarg, 0, CPU_SETSIZE - 1);
 			break;
 		case 'W':
 			o.wl_mask = opt_names("workloads", optarg, wl_names, NR_WL);
@@ -258,13 +234,19 @@ static void parse_opts(int argc, char **argv)
 			memcpy(o.baseline, optarg, strlen(optarg) + 1);
 			break;
 		case 't':
-			if (perf_parse_double(optarg, 1e-9, 100, &o.tol))
+			if (perf_parse_double(optarg, 1e-9, 100, &o.run.tolerance))
 				bad_opt("tolerance", optarg,
 					"expected a percentage in (0,100]");
-			o.tol /= 100;
+			o.run.tolerance /= 100;
 			break;
 		case 'R':
 			o.record = true;
+			break;
+		case 'N':
+			if (perf_parse_uint_list(optarg, 1, CPU_SETSIZE, o.senders,
+						 MAX_SIZES, &o.nr_senders))
+				bad_opt("senders", optarg,
+					"expected up to 16 counts, comma separated");
 			break;
 		case 'h':
 			print_usage(stdout);
@@ -279,118 +261,19 @@ static void parse_opts(int argc, char **argv)
 			argv[optind]);
 		exit(KSFT_FAIL);
 	}
+	/* a baseline bounds every later verdict: take the time to get it right */
+	if (o.record && !max_set)
+		o.run.max_rounds = PERF_RECORD_MAX_ROUNDS;
+	if (o.record && !o.budget_set)
+		o.run.budget_s = PERF_RECORD_BUDGET_S;
+	if (!max_set && o.run.max_rounds < o.run.rounds)
+		o.run.max_rounds = o.run.rounds;
+	if (o.run.max_rounds < o.run.rounds)
+		bad_opt("max-rounds", "", "must not be below --rounds");
 	if (o.record && !(o.v_mask & (1U << V_UNCONFINED))) {
 		fprintf(stderr, "af_unix_send_perf: --record needs the unconfined variant\n");
 		exit(KSFT_FAIL);
 	}
-}
-
-/* --- environment -------------------------------------------------------- */
-
-static void cpu_model(char *buf, size_t len)
-{
-	char line[512], *p;
-	FILE *f = fopen("/proc/cpuinfo", "re");
-
-	snprintf(buf, len, "unknown");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		if (strncmp(line, "model name", 10))
-			continue;
-		p = strchr(line, ':');
-		if (p) {
-			p += strspn(p + 1, " \t") + 1;
-			p[strcspn(p, "\n")] = '\0';
-			if (*p)
-				snprintf(buf, len, "%s", p);
-		}
-		break;
-	}
-	fclose(f);
-}
-
-static bool cmdline_has(const char *word)
-{
-	char buf[4096], *tok, *save;
-
-	if (aa_read_line("/proc/cmdline", buf, sizeof(buf)))
-		return false;
-	for (tok = strtok_r(buf, " ", &save); tok;
-	     tok = strtok_r(NULL, " ", &save))
-		if (!strcmp(tok, word))
-			return true;
-	return false;
-}
-
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-/* Cost of one clock_gettime(); every batch interval contains about one. */
-static double clock_overhead(void)
-{
-	struct timespec ts;
-	double t0, t1;
-	int i;
-
-	t0 = now_ns();
-	for (i = 0; i < 100000; i++)
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-	t1 = now_ns();
-	return (t1 - t0) / 100000;
-}
-
-static void probe_env(void)
-{
-	char buf[512];
-
-	uname(&env.uts);
-	aa_env_probe(&env.aa);
-	if (aa_task_label(env.label, sizeof(env.label)))
-		snprintf(env.label, sizeof(env.label), "none (no AppArmor label)");
-	env.unconfined = !strcmp(env.label, "unconfined");
-	env.icount = cmdline_has(ICOUNT_WORD);
-	if (aa_read_line("/etc/machine-id", env.id.machine_id,
-			   sizeof(env.id.machine_id)) || !env.id.machine_id[0])
-		snprintf(env.id.machine_id, sizeof(env.id.machine_id), "none");
-	cpu_model(env.id.cpu_model, sizeof(env.id.cpu_model));
-	if (aa_read_line("/sys/devices/system/clocksource/clocksource0/current_clocksource",
-			   env.clocksource, sizeof(env.clocksource)))
-		snprintf(env.clocksource, sizeof(env.clocksource), "unknown");
-	if (aa_read_line("/sys/kernel/debug/sched/preempt", env.preempt,
-			   sizeof(env.preempt)))
-		snprintf(env.preempt, sizeof(env.preempt), "uname -v: %s",
-			 env.uts.version);
-	env.clock_ns = clock_overhead();
-
-	ksft_print_msg("kernel: %s %s\n", env.uts.release, env.uts.version);
-	ksft_print_msg("apparmor label: %s%s\n", env.label,
-		       env.unconfined ? " (unconfined, as required)" : "");
-	if (aa_read_line("/sys/kernel/security/lsm", buf, sizeof(buf)))
-		snprintf(buf, sizeof(buf), "unreadable");
-	ksft_print_msg("lsm: %s; apparmor %s\n", buf,
-		       env.aa.enabled ? "enabled" : "not enabled");
-	ksft_print_msg("cpu: %s; machine-id: %s\n", env.id.cpu_model,
-		       env.id.machine_id);
-	ksft_print_msg("clocksource: %s; preempt: %s\n", env.clocksource,
-		       env.preempt);
-	ksft_print_msg("icount: %s (kernel cmdline word %s)\n",
-		       env.icount ? "yes" : "no", ICOUNT_WORD);
-	if (!aa_read_line("/proc/sys/net/unix/max_dgram_qlen", buf, sizeof(buf)))
-		ksft_print_msg(
-			"net.unix.max_dgram_qlen: %s (not reached: a socketpair peer is exempt and each batch is drained)\n",
-			       buf);
-	ksft_print_msg(
-		"clock_gettime: %.1f ns per call, about %.2f ns/msg at batch %u (reported, not subtracted)\n",
-		       env.clock_ns, env.clock_ns / o.batch, o.batch);
-	ksft_print_msg(
-		"settings: batch %u, %u msgs/round, %u warm-up + %u measured rounds, tolerance %.2f%%\n",
-		       o.batch, o.msgs, o.warmup, o.rounds, o.tol * 100);
 }
 
 /*
@@ -405,441 +288,223 @@ static void pin_cpu(void)
 
 	if (sched_getaffinity(0, sizeof(set), &set))
 		ksft_exit_fail_perror("sched_getaffinity");
-	if (o.cpu < 0) {
+	if (o.run.cpu < 0) {
 		for (cpu = CPU_SETSIZE - 1; cpu > 0 && !CPU_ISSET(cpu, &set); cpu--)
 			;
-		o.cpu = cpu;
-	} else if (!CPU_ISSET(o.cpu, &set)) {
+		o.run.cpu = cpu;
+	} else if (!CPU_ISSET(o.run.cpu, &set)) {
 		fprintf(stderr, "af_unix_send_perf: invalid --cpu '%d': not in the allowed set\n",
-			o.cpu);
+			o.run.cpu);
 		exit(KSFT_FAIL);
 	}
 	CPU_ZERO(&set);
-	CPU_SET(o.cpu, &set);
+	CPU_SET(o.run.cpu, &set);
 	if (sched_setaffinity(0, sizeof(set), &set))
 		ksft_exit_fail_perror("sched_setaffinity");
-	ksft_print_msg("pinned to CPU %d\n", o.cpu);
+	ksft_print_msg("pinned to CPU %d\n", o.run.cpu);
 }
 
-/* --- sockets and workloads --------------------------------------------- */
-
-static void ctx_free(struct sock_ctx *c)
+static double now_s(void)
 {
-#ifdef HAVE_LIBURING
-	if (c->have_ring)
-		io_uring_queue_exit(&c->ring);
-#endif
-	if (c->sv[0] >= 0)
-		close(c->sv[0]);
-	if (c->sv[1] >= 0)
-		close(c->sv[1]);
-	free(c->sbuf);
-	free(c->rbuf);
-	free(c->siov);
-	free(c->riov);
-	free(c->smsg);
-	free(c->rmsg);
-	memset(c, 0, sizeof(*c));
-	c->sv[0] = -1;
-	c->sv[1] = -1;
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* Room for a whole batch in the send buffer, so no send has to wait. */
-static void ctx_sndbuf(struct sock_ctx *c)
+/* --- measuring ----------------------------------------------------------- */
+
+/* What a series measures until: nothing more, a verdict, or a baseline. */
+struct goal {
+	enum { GOAL_NONE, GOAL_DECIDE, GOAL_RECORD } kind;
+	double base;
+};
+
+/* A series of paired rounds; shared with a confined child (MAP_SHARED). */
+struct series {
+	int status;		/* KSFT_PASS, KSFT_FAIL or KSFT_SKIP */
+	char reason[256];
+	size_t n;		/* measured paired rounds */
+	double ns[NR_S][PERF_MAX_ROUNDS];
+	double ratios[PERF_MAX_ROUNDS];
+	struct wl_count cnt[NR_S];
+	double extra_s;		/* spent measuring past --rounds */
+};
+
+static bool goal_met(const struct goal *g, const struct series *r)
 {
-	int need = c->batch * (c->size + 1024), have;
-	socklen_t len = sizeof(have);
+	struct perf_decision d;
 
-	if (getsockopt(c->sv[0], SOL_SOCKET, SO_SNDBUF, &have, &len) ||
-	    have >= need)
-		return;
-	if (setsockopt(c->sv[0], SOL_SOCKET, SO_SNDBUFFORCE, &need, sizeof(need)))
-		setsockopt(c->sv[0], SOL_SOCKET, SO_SNDBUF, &need, sizeof(need));
-}
-
-static int ctx_init(struct sock_ctx *c, int type, unsigned int size,
-		    char *reason, size_t rlen)
-{
-	unsigned int i;
-
-	memset(c, 0, sizeof(*c));
-	c->sv[0] = -1;
-	c->sv[1] = -1;
-	c->size = size;
-	c->batch = o.batch;
-	if (socketpair(AF_UNIX, type | SOCK_CLOEXEC, 0, c->sv)) {
-		snprintf(reason, rlen, "socketpair: %s", strerror(errno));
-		return -1;
+	if (r->n < o.run.rounds)
+		return false;
+	switch (g->kind) {
+	case GOAL_DECIDE:
+		return !perf_decide(r->ratios, r->n, g->base, o.run.tolerance,
+				    &d) && d.verdict != PERF_UNDECIDED;
+	case GOAL_RECORD:
+		return !perf_decide(r->ratios, r->n, 1, o.run.tolerance, &d) &&
+			perf_precise(&d.ci, o.run.tolerance);
+	default:
+		return true;
 	}
-	ctx_sndbuf(c);
-	c->sbuf = calloc(o.batch, size);
-	c->rbuf = calloc(o.batch, size);
-	c->siov = calloc(o.batch, sizeof(*c->siov));
-	c->riov = calloc(o.batch, sizeof(*c->riov));
-	c->smsg = calloc(o.batch, sizeof(*c->smsg));
-	c->rmsg = calloc(o.batch, sizeof(*c->rmsg));
-	if (!c->sbuf || !c->rbuf || !c->siov || !c->riov || !c->smsg || !c->rmsg) {
-		snprintf(reason, rlen, "out of memory");
-		return -1;
-	}
-	for (i = 0; i < o.batch; i++) {
-		c->siov[i].iov_base = c->sbuf + (size_t)i * size;
-		c->siov[i].iov_len = size;
-		c->riov[i].iov_base = c->rbuf + (size_t)i * size;
-		c->riov[i].iov_len = size;
-		c->smsg[i].msg_hdr.msg_iov = &c->siov[i];
-		c->smsg[i].msg_hdr.msg_iovlen = 1;
-		c->rmsg[i].msg_hdr.msg_iov = &c->riov[i];
-		c->rmsg[i].msg_hdr.msg_iovlen = 1;
-	}
-	return 0;
-}
-
-/* io_uring may be compiled out, disabled by sysctl, or denied. */
-static int ring_init(struct sock_ctx *c, char *reason, size_t rlen)
-{
-#ifdef HAVE_LIBURING
-	char buf[16];
-	int ret;
-
-	ret = io_uring_queue_init(o.batch, &c->ring, 0);
-	if (ret) {
-		if (aa_read_line("/proc/sys/kernel/io_uring_disabled", buf,
-				   sizeof(buf)))
-			snprintf(buf, sizeof(buf), "?");
-		snprintf(reason, rlen,
-			 "io_uring_queue_init: %s (kernel.io_uring_disabled=%s)",
-			 strerror(-ret), buf);
-		return -1;
-	}
-	c->have_ring = true;
-	return 0;
-#else
-	(void)c;
-	snprintf(reason, rlen, "built without liburing");
-	return -1;
-#endif
-}
-
-static uint8_t pattern(uint64_t seq, unsigned int i)
-{
-	return (uint8_t)(seq * 131 + i);
-}
-
-/* Sequence number first, then a pattern that depends on it. */
-static void fill_batch(struct sock_ctx *c, unsigned int n)
-{
-	unsigned int i, j;
-
-	for (i = 0; i < n; i++) {
-		uint8_t *p = c->siov[i].iov_base;
-		uint64_t seq = c->seq + i;
-
-		memcpy(p, &seq, sizeof(seq));
-		for (j = sizeof(seq); j < c->size; j++)
-			p[j] = pattern(seq, j);
-	}
-}
-
-static void prep_batch(struct sock_ctx *c, int wl, unsigned int n)
-{
-#ifdef HAVE_LIBURING
-	struct io_uring_sqe *sqe;
-	unsigned int i;
-
-	if (wl != WL_IOURING)
-		return;
-	for (i = 0; i < n; i++) {
-		sqe = io_uring_get_sqe(&c->ring);
-		io_uring_prep_send(sqe, c->sv[0], c->siov[i].iov_base, c->size,
-				   MSG_DONTWAIT);
-	}
-#else
-	(void)c;
-	(void)wl;
-	(void)n;
-#endif
 }
 
 /*
- * The timed part: nothing but the sends.  MSG_DONTWAIT makes a full
- * send buffer an error instead of a hang.
+ * Warm-up rounds, then paired rounds, dgram and seqpacket with the order
+ * swapped every round so slow drift lands on both, until @g is met or the
+ * budget is spent.
  */
-static int send_batch(struct sock_ctx *c, int wl, unsigned int n)
+static void run_series(int wl, unsigned int size, const struct goal *g,
+		       struct series *r)
 {
-	unsigned int i;
-
-	switch (wl) {
-	case WL_SENDMMSG:
-		return sendmmsg(c->sv[0], c->smsg, n, MSG_DONTWAIT);
-	case WL_SEND:
-		for (i = 0; i < n; i++)
-			if (send(c->sv[0], c->siov[i].iov_base, c->size,
-				 MSG_DONTWAIT) != (ssize_t)c->size)
-				break;
-		return i;
-#ifdef HAVE_LIBURING
-	case WL_IOURING:
-		return io_uring_submit_and_wait(&c->ring, n);
-#endif
-	}
-	return -1;
-}
-
-/* io_uring reports each send's result in its completion. */
-static unsigned int reap_batch(struct sock_ctx *c, int wl, unsigned int n)
-{
-	unsigned int bad = 0;
-#ifdef HAVE_LIBURING
-	struct io_uring_cqe *cqe;
-	unsigned int i;
-
-	if (wl != WL_IOURING)
-		return 0;
-	for (i = 0; i < n; i++) {
-		if (io_uring_wait_cqe(&c->ring, &cqe)) {
-			bad += n - i;
-			break;
-		}
-		if (cqe->res != (int)c->size)
-			bad++;
-		io_uring_cqe_seen(&c->ring, cqe);
-	}
-#else
-	(void)c;
-	(void)wl;
-	(void)n;
-#endif
-	return bad;
-}
-
-static bool msg_ok(struct sock_ctx *c, unsigned int i, uint64_t seq)
-{
-	const uint8_t *p = c->riov[i].iov_base;
-	uint64_t got;
-	unsigned int j;
-
-	if (c->rmsg[i].msg_len != c->size ||
-	    (c->rmsg[i].msg_hdr.msg_flags & MSG_TRUNC))
-		return false;
-	memcpy(&got, p, sizeof(got));
-	if (got != seq)
-		return false;
-	for (j = sizeof(got); j < c->size; j++)
-		if (p[j] != pattern(seq, j))
-			return false;
-	return true;
-}
-
-/* Receive one batch and check count, length, order and payload. */
-static void drain_batch(struct sock_ctx *c, unsigned int n, struct series *s)
-{
-	unsigned int got = 0, i;
-	int r;
-
-	while (got < n) {
-		for (i = got; i < n; i++)
-			c->rmsg[i].msg_hdr.msg_flags = 0;
-		r = recvmmsg(c->sv[1], c->rmsg + got, n - got, MSG_DONTWAIT, NULL);
-		if (r <= 0)
-			break;
-		for (i = got; i < got + (unsigned int)r; i++) {
-			if (msg_ok(c, i, c->seq + i))
-				s->validated++;
-			else
-				s->failures++;
-		}
-		got += r;
-	}
-	s->failures += n - got;
-	c->seq += n;
-}
-
-/* The receive queue must be empty at the end of a round. */
-static void check_empty(struct sock_ctx *c, struct series *s)
-{
-	char b;
-
-	if (recv(c->sv[1], &b, 1, MSG_DONTWAIT) >= 0 || errno != EAGAIN)
-		s->failures++;
-}
-
-static int run_round(struct sock_ctx *c, int wl, struct series *s,
-		     double *ns_per_msg, char *reason, size_t rlen)
-{
-	unsigned int left = o.msgs, n;
-	struct timespec t0, t1;
-	double total = 0;
-	int ret, err;
-
-	while (left) {
-		n = left < o.batch ? left : o.batch;
-		fill_batch(c, n);
-		prep_batch(c, wl, n);
-		clock_gettime(CLOCK_MONOTONIC, &t0);
-		ret = send_batch(c, wl, n);
-		clock_gettime(CLOCK_MONOTONIC, &t1);
-		err = errno;	/* a vDSO clock_gettime() leaves it alone */
-		total += (t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec);
-		if (ret != (int)n) {
-			/* io_uring returns -errno, the socket calls set errno */
-			if (wl == WL_IOURING && ret < 0)
-				err = -ret;
-			snprintf(reason, rlen,
-				 "%s sent %d of %u messages: %s (send buffer too small for --batch x --sizes?)",
-				 wl_names[wl], ret, n, strerror(err));
-			return -1;
-		}
-		s->failures += reap_batch(c, wl, n);
-		drain_batch(c, n, s);
-		left -= n;
-	}
-	check_empty(c, s);
-	*ns_per_msg = total / o.msgs;
-	return 0;
-}
-
-/*
- * Warm-up and measured rounds, dgram and seqpacket interleaved with the
- * order swapped every round, so slow drift lands on both sides.
- */
-static void run_series(int wl, unsigned int size, struct result *r)
-{
-	unsigned int round, k, total = o.warmup + o.rounds;
-	struct sock_ctx c[NR_S];
-	struct series scratch;
-	double ns, last[NR_S] = { 0 };
+	const struct perf_budget budget = {
+		o.run.max_rounds, o.run.budget_s,
+	};
+	struct sock_ctx c[NR_S] = { { .sv = { -1, -1 } }, { .sv = { -1, -1 } } };
+	unsigned int round, k;
+	struct wl_count scratch;
+	double ns[NR_S], t_extra = 0;
+	bool skip = false;
 	int st;
 
 	memset(r, 0, sizeof(*r));
 	r->status = KSFT_FAIL;
-	c[0].sv[0] = c[0].sv[1] = c[1].sv[0] = c[1].sv[1] = -1;
-	c[0].have_ring = c[1].have_ring = false;
-	c[0].sbuf = c[1].sbuf = NULL;
 	for (st = 0; st < NR_S; st++)
-		if (ctx_init(&c[st], s_types[st], size, r->reason, sizeof(r->reason)))
+		if (wl_init(&c[st], s_types[st], wl, size, o.run.batch,
+			    r->reason, sizeof(r->reason), &skip))
 			goto out;
-	if (wl == WL_IOURING)
-		for (st = 0; st < NR_S; st++)
-			if (ring_init(&c[st], r->reason, sizeof(r->reason))) {
-				r->status = KSFT_SKIP;
-				goto out;
-			}
-	for (round = 0; round < total; round++) {
-		bool measured = round >= o.warmup;
+	for (round = 0;; round++) {
+		bool warm = round < o.run.warmup;
 
+		if (!warm && r->n == o.run.rounds)
+			t_extra = now_s();
+		if (!warm && r->n >= o.run.rounds &&
+		    !perf_more(goal_met(g, r), r->n, now_s() - t_extra, &budget))
+			break;
 		for (k = 0; k < NR_S; k++) {
 			st = (round + k) % NR_S;
 			memset(&scratch, 0, sizeof(scratch));
-			if (run_round(&c[st], wl, measured ? &r->s[st] : &scratch,
-				      &ns, r->reason, sizeof(r->reason)))
+			if (wl_round(&c[st], o.run.msgs, warm ? &scratch : &r->cnt[st],
+				     &ns[st], r->reason, sizeof(r->reason)))
 				goto out;
-			last[st] = ns;
-			if (measured)
-				r->s[st].ns[round - o.warmup] = ns;
-			else if (scratch.failures)
-				r->s[st].failures += scratch.failures;
+			r->cnt[st].failures += warm ? scratch.failures : 0;
 		}
-		fprintf(stderr, "# %s %uB %s %u/%u: dgram %.1f seqpacket %.1f ns/msg\n",
-			wl_names[wl], size, measured ? "round" : "warm-up",
-			measured ? round - o.warmup + 1 : round + 1,
-			measured ? o.rounds : o.warmup, last[S_DGRAM],
-			last[S_SEQPACKET]);
+		fprintf(stderr, "# %s %uB %s %u: dgram %.1f seqpacket %.1f ns/msg\n",
+			wl_names[wl], size, warm ? "warm-up" : "round",
+			warm ? round + 1 : (unsigned int)r->n + 1,
+			ns[S_DGRAM], ns[S_SEQPACKET]);
+		if (warm)
+			continue;
+		r->ns[S_DGRAM][r->n] = ns[S_DGRAM];
+		r->ns[S_SEQPACKET][r->n] = ns[S_SEQPACKET];
+		if (perf_ratios(&ns[S_DGRAM], &ns[S_SEQPACKET], 1,
+				&r->ratios[r->n])) {
+			snprintf(r->reason, sizeof(r->reason),
+				 "seqpacket round took no time");
+			goto out;
+		}
+		r->n++;
 	}
+	r->extra_s = now_s() - t_extra;
 	r->status = KSFT_PASS;
 out:
+	if (skip)
+		r->status = KSFT_SKIP;
 	for (st = 0; st < NR_S; st++)
-		ctx_free(&c[st]);
+		wl_free(&c[st]);
 }
 
-/* --- statistics and reporting ------------------------------------------ */
+/* --- reporting ----------------------------------------------------------- */
+
+/* "ok N TAG: MSG" in the form the other results of this program have. */
+static void result(int code, const char *tag, const char *msg)
+{
+	if (code == KSFT_PASS)
+		ksft_test_result_pass("%s: %s\n", tag, msg);
+	else if (code == KSFT_SKIP)
+		ksft_test_result_skip("%s: %s\n", tag, msg);
+	else
+		ksft_test_result_fail("%s: %s\n", tag, msg);
+}
 
 struct stats {
 	struct perf_summary sum[NR_S];
 	double drop1[NR_S];		/* mean without the first round */
-	double ratios[PERF_MAX_ROUNDS];
 	struct perf_ci ratio;
-	struct perf_ci ratio_drop1;
 };
 
-static void compute(const struct result *r, struct stats *st)
+static void compute(const struct series *r, struct stats *st)
 {
 	struct perf_summary d;
 	int s;
 
 	for (s = 0; s < NR_S; s++) {
-		perf_summarize(r->s[s].ns, o.rounds, &st->sum[s]);
-		perf_summarize(r->s[s].ns + 1, o.rounds - 1, &d);
+		perf_summarize(r->ns[s], r->n, &st->sum[s]);
+		perf_summarize(r->ns[s] + 1, r->n - 1, &d);
 		st->drop1[s] = d.mean;
 	}
-	perf_ratios(r->s[S_DGRAM].ns, r->s[S_SEQPACKET].ns, o.rounds, st->ratios);
-	perf_mean_ci(st->ratios, o.rounds, &st->ratio);
-	if (o.rounds > 2)
-		perf_mean_ci(st->ratios + 1, o.rounds - 1, &st->ratio_drop1);
-	else
-		st->ratio_drop1 = st->ratio;
+	perf_mean_ci(r->ratios, r->n, &st->ratio);
 }
 
-static void print_stats(const char *tag, const struct stats *st)
+/* Reports one measured series; returns true when it can be judged. */
+static bool report_series(int v, int wl, unsigned int size,
+			  const struct series *r, struct stats *st)
 {
+	unsigned long long ok, bad;
+	struct perf_json_series js;
+	char tag[96];
 	int s;
 
-	for (s = 0; s < NR_S; s++)
-		ksft_print_msg(
-			"%s %s: mean %.2f median %.2f min %.2f stdev %.2f cv %.3f%% ns/msg; without round 1: mean %.2f\n",
-			       tag, s_names[s], st->sum[s].mean, st->sum[s].median,
-			       st->sum[s].min, st->sum[s].stdev,
-			       st->sum[s].cv * 100, st->drop1[s]);
-	ksft_print_msg(
-		"%s dgram/seqpacket ratio %.4f, 95%% t-interval [%.4f, %.4f] over %zu interleaved pairs; without round 1: %.4f [%.4f, %.4f]\n",
-		       tag, st->ratio.mean, st->ratio.lo, st->ratio.hi,
-		       st->ratio.n, st->ratio_drop1.mean, st->ratio_drop1.lo,
-		       st->ratio_drop1.hi);
-}
-
-/* Reports one measured series; returns true when it can be used. */
-static bool report_series(int v, int wl, unsigned int size,
-			  const struct result *r, struct stats *st)
-{
-	unsigned long long bad = r->s[0].failures + r->s[1].failures;
-	char tag[96];
-
 	snprintf(tag, sizeof(tag), "%s %s %uB", v_names[v], wl_names[wl], size);
-	if (r->status == KSFT_SKIP) {
-		ksft_test_result_skip("%s: %s\n", tag, r->reason);
-		return false;
-	}
 	if (r->status != KSFT_PASS) {
-		ksft_test_result_fail("%s: %s\n", tag, r->reason);
+		perf_json_not_run(v_names[v], wl_names[wl], size,
+				  r->status == KSFT_SKIP ? "skip" : "fail",
+				  r->reason);
+		result(r->status, tag, r->reason);
 		return false;
 	}
 	compute(r, st);
-	print_stats(tag, st);
+	for (s = 0; s < NR_S; s++) {
+		ksft_print_msg("%s %s: mean %.2f median %.2f min %.2f stdev %.2f cv %.3f%% ns/msg; without round 1: mean %.2f\n",
+			       tag, s_names[s], st->sum[s].mean, st->sum[s].median,
+			       st->sum[s].min, st->sum[s].stdev,
+			       st->sum[s].cv * 100, st->drop1[s]);
+		js = (struct perf_json_series) {
+			v_names[v], wl_names[wl], s_names[s], size, r->ns[s],
+			&st->sum[s], st->drop1[s], &st->ratio, &r->cnt[s],
+		};
+		perf_json_series(&js);
+	}
+	ksft_print_msg("%s dgram/seqpacket ratio %.4f, 95%% t-interval [%.4f, %.4f] over %zu paired rounds\n",
+		       tag, st->ratio.mean, st->ratio.lo, st->ratio.hi, r->n);
+	ok = r->cnt[0].validated + r->cnt[1].validated;
+	bad = r->cnt[0].failures + r->cnt[1].failures;
 	if (bad) {
 		ksft_test_result_fail("%s: %llu validation failures (%llu messages ok)\n",
-				      tag, bad, r->s[0].validated + r->s[1].validated);
+				      tag, bad, ok);
 		return false;
 	}
-	ksft_test_result_pass(
-		"%s: %llu messages validated, dgram %.1f seqpacket %.1f ns/msg, ratio %.4f\n",
-			      tag, r->s[0].validated + r->s[1].validated,
-			      st->sum[S_DGRAM].mean, st->sum[S_SEQPACKET].mean,
-			      st->ratio.mean);
+	ksft_test_result_pass("%s: %llu messages validated, dgram %.1f seqpacket %.1f ns/msg, ratio %.4f\n",
+			      tag, ok, st->sum[S_DGRAM].mean,
+			      st->sum[S_SEQPACKET].mean, st->ratio.mean);
 	return true;
 }
 
-/* --- baseline ----------------------------------------------------------- */
+/* --- the baseline -------------------------------------------------------- */
 
-static struct perf_baseline base;
-static int base_err;		/* 0, -ENOENT or another -errno */
-static bool record_failed;
-static char base_msg[4096 + PERF_ERR_MAX + 8];
+static struct {
+	struct perf_baseline b;
+	enum { B_OK, B_MISSING, B_SKIP, B_FAIL, B_RECORD } state;
+	char msg[4096 + PERF_ERR_MAX + 8];
+	bool record_failed;
+} base;
 
 static struct perf_settings cur_settings(void)
 {
 	struct perf_settings s = {
-		.batch = o.batch, .msgs_per_round = o.msgs, .rounds = o.rounds,
-		.warmup = o.warmup, .icount = env.icount,
+		.batch = o.run.batch, .msgs_per_round = o.run.msgs,
+		.warmup = o.run.warmup, .icount = env.icount,
+		.tolerance = o.run.tolerance,
 	};
 	return s;
 }
@@ -848,6 +513,7 @@ static void load_baseline(void)
 {
 	struct perf_settings set = cur_settings();
 	char err[PERF_ERR_MAX];
+	int ret;
 
 	if (!o.baseline[0])
 		snprintf(o.baseline, sizeof(o.baseline),
@@ -855,23 +521,70 @@ static void load_baseline(void)
 			 env.id.machine_id);
 	ksft_print_msg("baseline: %s\n", o.baseline);
 	if (o.record) {
-		memset(&base, 0, sizeof(base));
-		base.id = env.id;
-		base.set = set;
-		snprintf(base.kernel, sizeof(base.kernel), "%s", env.uts.release);
+		base.state = B_RECORD;
+		base.b.id = env.id;
+		base.b.sys = env.sys;
+		base.b.set = set;
+		ksft_print_msg("recording on kernel %s: a baseline recorded on a regressed kernel accepts that regression, so record on one known to be good\n",
+			       env.uts.release);
 		return;
 	}
-	base_err = perf_baseline_load(o.baseline, &base, base_msg,
-				      sizeof(base_msg));
-	if (!base_err &&
-	    perf_baseline_match(&base, &env.id, &set, err, sizeof(err))) {
-		base_err = -EINVAL;
-		snprintf(base_msg, sizeof(base_msg), "%s: %s", o.baseline, err);
+	ret = perf_baseline_load(o.baseline, &base.b, base.msg, sizeof(base.msg));
+	if (ret) {
+		base.state = ret == -ENOENT ? B_MISSING : B_FAIL;
+		return;
 	}
+	ksft_print_msg("baseline recorded on kernel %s\n", base.b.sys.kernel);
+	switch (perf_baseline_match(&base.b, &env.id, &env.sys, &set, err,
+				    sizeof(err))) {
+	case PERF_MATCH:
+		base.state = B_OK;
+		return;
+	case PERF_OTHER_SETTINGS:
+		base.state = B_FAIL;
+		break;
+	default:
+		base.state = B_SKIP;
+		break;
+	}
+	snprintf(base.msg, sizeof(base.msg), "%s: %s", o.baseline, err);
+}
+
+/* What the unconfined series of @wl and @size must measure until. */
+static struct goal series_goal(int wl, unsigned int size)
+{
+	const struct perf_entry *e;
+	struct goal g = { GOAL_NONE, 0 };
+
+	if (base.state == B_RECORD && env.sys.apparmor)
+		g.kind = GOAL_RECORD;
+	e = base.state == B_OK ? perf_baseline_find(&base.b, wl_names[wl], size) :
+		NULL;
+	if (e) {
+		g.kind = GOAL_DECIDE;
+		g.base = e->ratio;
+	}
+	return g;
+}
+
+/* A verdict's result line, and its record in the JSON. */
+static void __printf(4, 5) verdict(struct perf_json_verdict *jv, int code,
+				   const char *tag, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	jv->reason = msg;
+	perf_json_verdict(jv);
+	result(code, tag, msg);
 }
 
 static void record_entry(const char *tag, int wl, unsigned int size,
-			 const struct stats *st)
+			 const struct series *r, const struct stats *st,
+			 struct perf_json_verdict *jv)
 {
 	struct perf_entry e = {
 		.msg_size = size, .ratio = st->ratio.mean,
@@ -879,81 +592,112 @@ static void record_entry(const char *tag, int wl, unsigned int size,
 		.seqpacket_ns = st->sum[S_SEQPACKET].mean,
 	};
 
+	jv->verdict = "not recorded";
+	if (!env.sys.apparmor) {
+		base.record_failed = true;
+		verdict(jv, KSFT_SKIP, tag,
+			"AppArmor is not enabled: there is no hook to record");
+		return;
+	}
 	snprintf(e.workload, sizeof(e.workload), "%s", wl_names[wl]);
-	if (2 * st->ratio.half > o.tol * st->ratio.mean) {
-		record_failed = true;
-		ksft_test_result_fail(
-			"%s record: too noisy (95%% CI width %.4f > tolerance %.4f), not recorded\n",
-				      tag, 2 * st->ratio.half, o.tol * st->ratio.mean);
+	if (!perf_precise(&st->ratio, o.run.tolerance)) {
+		base.record_failed = true;
+		verdict(jv, KSFT_FAIL, tag,
+			"too noisy to record: ratio %.4f +- %.4f after %zu rounds and %.1f s, needs +- %.4f (a quarter of the tolerance)",
+			st->ratio.mean, st->ratio.half, r->n, r->extra_s,
+			st->ratio.mean * o.run.tolerance / 4);
 		return;
 	}
-	if (perf_baseline_put(&base, &e)) {
-		record_failed = true;
-		ksft_test_result_fail("%s record: baseline table full\n", tag);
+	if (perf_baseline_put(&base.b, &e)) {
+		base.record_failed = true;
+		verdict(jv, KSFT_FAIL, tag, "baseline table full");
 		return;
 	}
-	ksft_test_result_pass("%s record: ratio %.4f [%.4f, %.4f]\n", tag,
-			      st->ratio.mean, st->ratio.lo, st->ratio.hi);
+	jv->verdict = "recorded";
+	verdict(jv, KSFT_PASS, tag, "recorded ratio %.4f [%.4f, %.4f] after %zu rounds",
+		st->ratio.mean, st->ratio.lo, st->ratio.hi, r->n);
 }
 
+/* The verdict of an unconfined series against the baseline. */
 static void check_baseline(int wl, unsigned int size, bool usable,
-			   const struct stats *st)
+			   const struct series *r, const struct stats *st)
 {
+	struct perf_json_verdict jv = {
+		wl_names[wl], size, "skip", NULL, o.run.tolerance, NAN, NAN,
+		usable ? &st->ratio : NULL, usable ? r->extra_s : 0,
+	};
 	const struct perf_entry *e;
-	enum perf_verdict v;
-	double limit;
+	struct perf_decision d;
 	char tag[96];
 
-	snprintf(tag, sizeof(tag), "unconfined %s %uB vs baseline", wl_names[wl], size);
+	snprintf(tag, sizeof(tag), "unconfined %s %uB vs baseline", wl_names[wl],
+		 size);
 	if (!usable) {
-		record_failed = true;
-		ksft_test_result_skip("%s: no valid measurement\n", tag);
+		base.record_failed = true;
+		verdict(&jv, KSFT_SKIP, tag, "no valid measurement");
 		return;
 	}
 	if (env.aa.enabled && !env.unconfined) {
-		ksft_test_result_skip("%s: task is confined ('%s'), run it unconfined\n",
-				      tag, env.label);
+		verdict(&jv, KSFT_SKIP, tag,
+			"task is confined ('%s'), run it unconfined", env.label);
 		return;
 	}
-	if (o.record) {
-		record_entry(tag, wl, size, st);
+	switch (base.state) {
+	case B_RECORD:
+		record_entry(tag, wl, size, r, st, &jv);
 		return;
-	}
-	if (base_err == -ENOENT) {
-		ksft_test_result_skip(
-			"%s: no baseline for this machine (%s); record one with ./run_perf.sh record\n",
-				      tag, base_msg);
+	case B_MISSING:
+		verdict(&jv, KSFT_SKIP, tag,
+			"no baseline for this machine (%s); record one with ./run_perf.sh record",
+			base.msg);
 		return;
-	}
-	if (base_err) {
-		ksft_test_result_fail("%s: bad baseline: %s\n", tag, base_msg);
+	case B_SKIP:
+		verdict(&jv, KSFT_SKIP, tag, "cannot be judged here: %s",
+			base.msg);
 		return;
+	case B_FAIL:
+		jv.verdict = "fail";
+		verdict(&jv, KSFT_FAIL, tag, "bad baseline: %s", base.msg);
+		return;
+	case B_OK:
+		break;
 	}
-	e = perf_baseline_find(&base, wl_names[wl], size);
+	e = perf_baseline_find(&base.b, wl_names[wl], size);
 	if (!e) {
-		ksft_test_result_skip(
-			"%s: %s has no entry for it; record one with ./run_perf.sh record\n",
-				      tag, o.baseline);
+		verdict(&jv, KSFT_SKIP, tag,
+			"%s has no entry for it; record one with ./run_perf.sh record",
+			o.baseline);
 		return;
 	}
-	v = perf_judge(e->ratio, o.tol, &st->ratio, &limit);
-	ksft_print_msg(
-		"%s: ratio %.4f [%.4f, %.4f], baseline %.4f, limit %.4f; dgram %.1f ns/msg (baseline %.1f)\n",
-		       tag, st->ratio.mean, st->ratio.lo, st->ratio.hi, e->ratio,
-		       limit, st->sum[S_DGRAM].mean, e->dgram_ns);
-	if (v == PERF_PASS)
-		ksft_test_result_pass("%s: ratio %.4f within %.1f%% of %.4f\n", tag,
-				      st->ratio.mean, o.tol * 100, e->ratio);
-	else if (v == PERF_FAIL)
-		ksft_test_result_fail(
-			"%s: ratio %.4f (95%% CI low %.4f) exceeds baseline %.4f by more than %.1f%%\n",
-				      tag, st->ratio.mean, st->ratio.lo, e->ratio,
-				      o.tol * 100);
+	jv.baseline_ratio = e->ratio;
+	if (perf_decide(r->ratios, r->n, e->ratio, o.run.tolerance, &d)) {
+		jv.verdict = "fail";
+		verdict(&jv, KSFT_FAIL, tag, "ratios cannot be judged");
+		return;
+	}
+	jv.limit = d.limit;
+	ksft_print_msg("%s: ratio %.4f [%.4f, %.4f] over %zu rounds (%.1f s past the first %u), baseline %.4f, limit %.4f; dgram %.1f ns/msg (baseline %.1f)\n",
+		       tag, d.ci.mean, d.ci.lo, d.ci.hi, r->n, r->extra_s,
+		       o.run.rounds, e->ratio, d.limit, st->sum[S_DGRAM].mean,
+		       e->dgram_ns);
+	jv.verdict = perf_verdict_name(d.verdict);
+	if (d.verdict == PERF_PASS)
+		verdict(&jv, KSFT_PASS, tag,
+			"ratio %.4f within %g%% of %.4f (95%% CI high %.4f <= limit %.4f)",
+			d.ci.mean, o.run.tolerance * 100, e->ratio, d.ci.hi,
+			d.limit);
+	else if (d.verdict == PERF_FAIL)
+		verdict(&jv, KSFT_FAIL, tag,
+			"ratio %.4f (95%% CI low %.4f) exceeds baseline %.4f by more than %g%% (limit %.4f)",
+			d.ci.mean, d.ci.lo, e->ratio, o.run.tolerance * 100,
+			d.limit);
 	else
-		ksft_test_result_skip(
-			"%s: too noisy to decide (ratio %.4f, 95%% CI [%.4f, %.4f], limit %.4f)\n",
-				      tag, st->ratio.mean, st->ratio.lo,
-				      st->ratio.hi, limit);
+		verdict(&jv, KSFT_SKIP, tag,
+			"undecided after %zu rounds and %.1f s (budget %u rounds, %g s): leans to %s, ratio %.4f is %.2f%% %s the limit %.4f, 95%% CI [%.4f, %.4f]",
+			r->n, r->extra_s, o.run.max_rounds, o.run.budget_s,
+			d.lean_pct > 0 ? "FAIL" : "PASS", d.ci.mean,
+			fabs(d.lean_pct), d.lean_pct > 0 ? "above" : "below",
+			d.limit, d.ci.lo, d.ci.hi);
 }
 
 static void store_baseline(void)
@@ -962,102 +706,18 @@ static void store_baseline(void)
 
 	if (!o.record)
 		return;
-	if (record_failed || !base.nr_entries) {
+	if (base.record_failed || !base.b.nr_entries) {
 		ksft_print_msg("baseline NOT written: some entries could not be recorded\n");
 		return;
 	}
 	mkdir(BASELINE_DIR, 0755);
-	if (perf_baseline_store(o.baseline, &base, err, sizeof(err)))
+	if (perf_baseline_store(o.baseline, &base.b, err, sizeof(err)))
 		ksft_exit_fail_msg("storing the baseline failed: %s\n", err);
-	ksft_print_msg("baseline with %zu entries written to %s\n",
-		       base.nr_entries, o.baseline);
+	ksft_print_msg("baseline with %zu entries, recorded on kernel %s, written to %s\n",
+		       base.b.nr_entries, env.uts.release, o.baseline);
 }
 
-/* --- JSON --------------------------------------------------------------- */
-
-static FILE *json;
-static bool json_first = true;
-
-static void json_escape(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(f, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(f, "\\u%04x", *s);
-		else
-			fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
-static void json_open(void)
-{
-	const struct {
-		const char *key, *val;
-	} str[] = {
-		{ "kernel", env.uts.release },
-		{ "kernel_version", env.uts.version },
-		{ "label", env.label },
-		{ "cpu_model", env.id.cpu_model },
-		{ "machine_id", env.id.machine_id },
-		{ "clocksource", env.clocksource },
-	};
-	size_t i;
-
-	if (!o.json)
-		return;
-	json = fopen(o.json, "we");
-	if (!json)
-		ksft_exit_fail_msg("--json %s: %s\n", o.json, strerror(errno));
-	fprintf(json, "{\n  \"format\": \"af_unix_send_perf/1\"");
-	for (i = 0; i < ARRAY_SIZE(str); i++) {
-		fprintf(json, ",\n  \"%s\": ", str[i].key);
-		json_escape(json, str[i].val);
-	}
-	fprintf(json, ",\n  \"icount\": %s,\n  \"cpu\": %d,\n  \"batch\": %u,\n"
-		"  \"msgs_per_round\": %u,\n  \"rounds\": %u,\n  \"warmup\": %u,\n"
-		"  \"clock_gettime_ns\": %.2f,\n  \"series\": [\n",
-		env.icount ? "true" : "false", o.cpu, o.batch, o.msgs, o.rounds,
-		o.warmup, env.clock_ns);
-}
-
-/* One series per line: perf_json_find() in perf_stats.c reads them back. */
-static void json_series(int v, int wl, unsigned int size,
-			const struct result *r, const struct stats *st)
-{
-	unsigned int i;
-	int s;
-
-	if (!json || r->status != KSFT_PASS)
-		return;
-	for (s = 0; s < NR_S; s++) {
-		fprintf(json,
-			"%s    {\"variant\": \"%s\", \"workload\": \"%s\", \"sock\": \"%s\", \"msg_size\": %u, \"mean\": %.3f, \"median\": %.3f, \"min\": %.3f, \"stdev\": %.3f, \"cv\": %.6f, \"mean_drop_first\": %.3f, \"ratio\": %.6f, \"ratio_lo\": %.6f, \"ratio_hi\": %.6f, \"validated_msgs\": %llu, \"validation_failures\": %llu, \"ns_per_msg\": [",
-			json_first ? "" : ",\n", v_names[v], wl_names[wl],
-			s_names[s], size, st->sum[s].mean, st->sum[s].median,
-			st->sum[s].min, st->sum[s].stdev, st->sum[s].cv,
-			st->drop1[s], st->ratio.mean, st->ratio.lo, st->ratio.hi,
-			r->s[s].validated, r->s[s].failures);
-		for (i = 0; i < o.rounds; i++)
-			fprintf(json, "%s%.3f", i ? ", " : "", r->s[s].ns[i]);
-		fprintf(json, "]}");
-		json_first = false;
-	}
-}
-
-static void json_close(void)
-{
-	if (!json)
-		return;
-	fprintf(json, "\n  ]\n}\n");
-	if (fclose(json))
-		ksft_print_msg("--json %s: %s\n", o.json, strerror(errno));
-	json = NULL;
-}
-
-/* --- confined variants -------------------------------------------------- */
+/* --- confined variants --------------------------------------------------- */
 
 #define PROFILE_PREFIX "af_unix_send_perf"
 
@@ -1097,7 +757,7 @@ static const char *variant_setup(int v, char *reason, size_t rlen)
 	abis[abi] = true;
 	if (!profile || aa_policy_load(policy, env.aa.parser, abis, err,
 				       sizeof(err))) {
-		snprintf(reason, rlen, "loading the %s profile failed: %s",
+		snprintf(reason, rlen, "loading the %s profile failed: %.400s",
 			 v_names[v], profile ? err : "out of memory");
 		variant_teardown();
 		return reason;
@@ -1105,18 +765,19 @@ static const char *variant_setup(int v, char *reason, size_t rlen)
 	return NULL;
 }
 
-static void run_confined(int wl, unsigned int size, struct result *shared)
+/* The sockets must be created confined to carry the profile's label. */
+static void run_confined(int wl, unsigned int size, struct series *shared)
 {
+	const struct goal none = { GOAL_NONE, 0 };
 	char label[256];
-	pid_t pid;
 	int status, ret;
+	pid_t pid;
 
 	memset(shared, 0, sizeof(*shared));
 	shared->status = KSFT_FAIL;
 	snprintf(shared->reason, sizeof(shared->reason), "confined child gave no result");
 	pid = fork();
 	if (pid < 0) {
-		shared->status = KSFT_FAIL;
 		snprintf(shared->reason, sizeof(shared->reason), "fork: %s",
 			 strerror(errno));
 		return;
@@ -1124,20 +785,17 @@ static void run_confined(int wl, unsigned int size, struct result *shared)
 	if (pid == 0) {
 		ret = aa_confine(profile);
 		if (ret) {
-			shared->status = KSFT_FAIL;
 			snprintf(shared->reason, sizeof(shared->reason),
 				 "changeprofile %s: %s", profile, strerror(-ret));
 			_exit(0);
 		}
-		/* the sockets must be created confined to carry the label */
 		if (aa_check_label(profile)) {
 			aa_task_label(label, sizeof(label));
-			shared->status = KSFT_FAIL;
 			snprintf(shared->reason, sizeof(shared->reason),
 				 "label after changeprofile is '%.200s'", label);
 			_exit(0);
 		}
-		run_series(wl, size, shared);
+		run_series(wl, size, &none, shared);
 		_exit(0);
 	}
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
@@ -1148,43 +806,42 @@ static void run_confined(int wl, unsigned int size, struct result *shared)
 	}
 }
 
-/* --- main --------------------------------------------------------------- */
+/* --- main ---------------------------------------------------------------- */
 
-static unsigned int count_bits(unsigned int m)
-{
-	return __builtin_popcount(m);
-}
-
-static void run_variant(int v, struct result *shared)
+static void run_variant(int v, struct series *shared)
 {
 	const char *skip = NULL;
 	char reason[512];
 	struct stats st;
-	unsigned int i;
+	struct goal g;
+	unsigned int i, size;
 	bool usable;
 	int wl;
 
 	if (v != V_UNCONFINED)
 		skip = variant_setup(v, reason, sizeof(reason));
 	for (i = 0; i < o.nr_sizes; i++) {
+		size = o.sizes[i];
 		for (wl = 0; wl < NR_WL; wl++) {
 			if (!(o.wl_mask & (1U << wl)))
 				continue;
 			memset(&st, 0, sizeof(st));
 			if (skip) {
-				ksft_test_result_skip("%s %s %uB: %s\n", v_names[v],
-						      wl_names[wl], o.sizes[i], skip);
+				shared->status = KSFT_SKIP;
+				snprintf(shared->reason, sizeof(shared->reason),
+					 "%.250s", skip);
+				report_series(v, wl, size, shared, &st);
 				continue;
 			}
+			if (v == V_UNCONFINED) {
+				g = series_goal(wl, size);
+				run_series(wl, size, &g, shared);
+			} else {
+				run_confined(wl, size, shared);
+			}
+			usable = report_series(v, wl, size, shared, &st);
 			if (v == V_UNCONFINED)
-				run_series(wl, o.sizes[i], shared);
-			else
-				run_confined(wl, o.sizes[i], shared);
-			usable = report_series(v, wl, o.sizes[i], shared, &st);
-			if (usable)
-				json_series(v, wl, o.sizes[i], shared, &st);
-			if (v == V_UNCONFINED)
-				check_baseline(wl, o.sizes[i], usable, &st);
+				check_baseline(wl, size, usable, shared, &st);
 		}
 	}
 	if (v != V_UNCONFINED && !skip)
@@ -1193,33 +850,45 @@ static void run_variant(int v, struct result *shared)
 
 int main(int argc, char **argv)
 {
-	unsigned int per = o.nr_sizes, plan;
-	struct result *shared;
-	double t0;
+	unsigned int per, plan;
+	struct series *shared;
+	double t0 = now_s();
 	int v;
 
 	parse_opts(argc, argv);
-	per = o.nr_sizes * count_bits(o.wl_mask);
-	plan = per * count_bits(o.v_mask);
+	ksft_print_header();
+	perf_env_probe(&env);
+	/* the ratio is its own control, a slow machine only needs more time */
+	if (env.machine_slow && !o.budget_set)
+		o.run.budget_s *= SLOW_BUDGET;
+	if (o.nr_senders)
+		return scale_main(&env, &o.run, o.senders, o.nr_senders,
+				  o.sizes[0]);
+	per = o.nr_sizes * __builtin_popcount(o.wl_mask);
+	plan = per * __builtin_popcount(o.v_mask);
 	if (o.v_mask & (1U << V_UNCONFINED))
 		plan += per;
-	ksft_print_header();
 	ksft_set_plan(plan);
 	pin_cpu();
-	probe_env();
+	perf_env_print(&env);
+	ksft_print_msg("clock_gettime: %.1f ns per call, about %.2f ns/msg at batch %u (reported, not subtracted)\n",
+		       env.clock_ns, env.clock_ns / o.run.batch, o.run.batch);
+	ksft_print_msg("settings: batch %u, %u msgs/round, %u warm-up + %u paired rounds, then up to %u rounds or %g s to decide; tolerance %g%%\n",
+		       o.run.batch, o.run.msgs, o.run.warmup, o.run.rounds,
+		       o.run.max_rounds, o.run.budget_s, o.run.tolerance * 100);
 	load_baseline();
-	json_open();
+	if (o.json)
+		perf_json_open(o.json, &env, &o.run);
 	shared = mmap(NULL, sizeof(*shared), PROT_READ | PROT_WRITE,
 		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (shared == MAP_FAILED)
 		ksft_exit_fail_perror("mmap");
-	t0 = now_ns();
 	for (v = 0; v < NR_V; v++)
 		if (o.v_mask & (1U << v))
 			run_variant(v, shared);
-	json_close();
+	perf_json_close();
 	store_baseline();
-	ksft_print_msg("total run time %.1f s\n", (now_ns() - t0) / 1e9);
+	ksft_print_msg("total run time %.1f s\n", now_s() - t0);
 	munmap(shared, sizeof(*shared));
 	ksft_finished();
 }

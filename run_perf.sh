@@ -5,6 +5,9 @@
 #
 #   run_perf.sh record [-- BENCH_ARGS]   measure, store this machine's baseline
 #   run_perf.sh check  [-- BENCH_ARGS]   measure, compare with the baseline
+#   run_perf.sh sweep  [-- BENCH_ARGS]
+#       unconfined sends of 64, 128, 256, 512 and 1024 B, the range of the
+#       2018 DEFINE_AUDIT_SK report, as one table (needs jq)
 #   run_perf.sh compare [REPORT_ARGS] A B A2
 #       A/B/A numbers over results from fresh boots (parent, child, parent):
 #       JSON files from "af_unix_send_perf --json" or ns/msg numbers.
@@ -26,17 +29,15 @@
 # Exit status: kselftest codes (4 = skip) for record/check, perf_report's
 # for compare, report and vm-aba (0 ok, 1 regression, 2 bad input or a
 # failed boot).
-# perf_report: $PERF_REPORT, else next to this script, else built from
-# perf_report.c with the kselftest.h of the tree around this directory,
-# of $KSRC or of vmtest.sh's linux-source.
+# perf_report: $PERF_REPORT, else perf_report.py next to this script
+# (needs python3).
 set -euo pipefail
 
-readonly ksft_skip=4
 dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 readonly dir
 
 usage() {
-	sed -n '4,30s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
+	sed -n '4,33s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
 }
 
 need() {
@@ -46,42 +47,24 @@ need() {
 	fi
 }
 
-# Sets $report to a perf_report binary, building one in $tmp if need be.
-tmp=""
+# Sets $report: $PERF_REPORT, else perf_report.py next to this script.
 find_report() {
-	local cache=${VMTEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/apparmor-selftests}
-	local inc
-
 	if [ -n "${PERF_REPORT:-}" ]; then
 		report=$PERF_REPORT
 		return
 	fi
-	if [ -x "$dir/perf_report" ]; then
-		report=$dir/perf_report
-		return
+	report=$dir/perf_report.py
+	if [ ! -x "$report" ]; then
+		echo "run_perf.sh: no executable perf_report.py next to $0" \
+			"(or set PERF_REPORT)" >&2
+		exit 2
 	fi
-	for inc in "$dir/.." "${KSRC:-/nonexistent}/tools/testing/selftests" \
-		"$cache"/linux-source-*/tools/testing/selftests; do
-		if [ ! -f "$inc/kselftest.h" ] || [ ! -f "$dir/perf_report.c" ]; then
-			continue
-		fi
-		tmp=$(mktemp -d /tmp/aa_send_perf_report.XXXXXX)
-		report=$tmp/perf_report
-		if "${CC:-cc}" -O2 -Wall -Wextra -I "$inc" -o "$report" \
-			"$dir/perf_report.c" "$dir/perf_stats.c" -lm; then
-			return
-		fi
-		break
-	done
-	echo "run_perf.sh: no perf_report next to $0 and cannot build one" \
-		"(set PERF_REPORT or KSRC)" >&2
-	exit 2
+	if ! command -v python3 >/dev/null; then
+		echo "run_perf.sh: perf_report.py needs python3" \
+			"(Debian: apt-get install python3)" >&2
+		exit 2
+	fi
 }
-
-if [ "${KSFT_MACHINE_SLOW:-}" = yes ]; then
-	echo "run_perf.sh: SKIP: KSFT_MACHINE_SLOW=yes, timing is meaningless" >&2
-	exit "$ksft_skip"
-fi
 
 # Optional "--" before benchmark arguments.
 bench_args() {
@@ -89,15 +72,6 @@ bench_args() {
 		shift
 	fi
 	printf '%s\0' "$@"
-}
-
-# Runs perf_report, removes a perf_report built by find_report.
-run_report() {
-	local rc=0
-
-	"$report" "$@" || rc=$?
-	[ -z "$tmp" ] || rm -rf "$tmp"
-	exit "$rc"
 }
 
 # Workload, size, dgram ns/msg and ratio of each unconfined dgram series.
@@ -202,20 +176,43 @@ vm_aba() {
 		wait "$i" || failed=1
 	done
 	if [ "$failed" -ne 0 ]; then
-		[ -z "$tmp" ] || rm -rf "$tmp"
 		exit 2
 	fi
 	run_report_script -t "$thr" -o "$out" \
 		"$out/1/result.json" "$out/2/result.json" "$out/3/result.json"
 }
 
-# Runs aba_report.sh, removes a perf_report built by find_report.
-run_report_script() {
-	local rc=0
+# sweep BENCH_ARGS...: the sizes of the netperf-like sweep, one table.
+sweep() {
+	local tmp rc=0
 
-	PERF_REPORT=$report "$dir/aba_report.sh" "$@" || rc=$?
-	[ -z "$tmp" ] || rm -rf "$tmp"
+	if ! command -v jq >/dev/null; then
+		echo "run_perf.sh: sweep needs jq (Debian: apt-get install jq)" >&2
+		exit 2
+	fi
+	tmp=$(mktemp -d /tmp/aa_send_perf_sweep.XXXXXX)
+	"$dir/af_unix_send_perf" --variants unconfined \
+		--sizes 64,128,256,512,1024 "$@" --json "$tmp/r.json" || rc=$?
+	echo
+	if [ -s "$tmp/r.json" ]; then
+		jq -r '(.kernel + ", " + .cpu_model), "",
+			"workload   size  dgram ns/msg  seqpacket ns/msg  ratio [95% interval]",
+			(.series | group_by([.workload, .msg_size]) | .[] |
+			 (map(select(.sock == "dgram"))[0]) as $d |
+			 (map(select(.sock == "seqpacket"))[0]) as $s |
+			 "\($d.workload)\t\($d.msg_size)\t\($d.mean)\t\($s.mean)\t\($d.ratio)\t\($d.ratio_lo)\t\($d.ratio_hi)") ,
+			(.not_run[] | "\(.workload) \(.msg_size) B: \(.status): \(.reason)")' \
+			"$tmp/r.json" | awk -F'\t' 'NF == 7 {
+				printf "%-9s %5s %13.1f %17.1f  %.4f [%.4f, %.4f]\n",
+					$1, $2, $3, $4, $5, $6, $7; next } { print }'
+	fi
+	rm -rf -- "$tmp"
 	exit "$rc"
+}
+
+# Runs aba_report.sh with the perf_report find_report chose.
+run_report_script() {
+	PERF_REPORT=$report exec "$dir/aba_report.sh" "$@"
 }
 
 cmd=${1:-}
@@ -234,9 +231,14 @@ check)
 	mapfile -d '' -t args < <(bench_args "$@")
 	exec "$dir/af_unix_send_perf" --variants unconfined "${args[@]}"
 	;;
+sweep)
+	need af_unix_send_perf
+	mapfile -d '' -t args < <(bench_args "$@")
+	sweep "${args[@]}"
+	;;
 compare)
 	find_report
-	run_report "$@"
+	exec "$report" "$@"
 	;;
 report)
 	find_report

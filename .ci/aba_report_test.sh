@@ -5,7 +5,8 @@
 # host (unconfined, so no AppArmor needed; the timings mean nothing
 # here, only the report's shape and exit status are checked), with and
 # without gnuplot.  Usage: .ci/aba_report_test.sh BINDIR, where BINDIR
-# holds af_unix_send_perf and perf_report.  Prints TAP.
+# holds af_unix_send_perf; the report is the repository's perf_report.py.
+# Prints TAP.
 
 set -uo pipefail
 
@@ -30,7 +31,7 @@ printf 'version: 9.9\npatch: 0001-x.patch [PATCH] x\n' >"$tmp/1/build-info"
 cp "$tmp/1/build-info" "$tmp/3/"
 printf 'version: 9.9\npatch: none\n' >"$tmp/2/build-info"
 set -- "$tmp/1/r.json" "$tmp/2/r.json" "$tmp/3/r.json"
-export PERF_REPORT=$bin/perf_report
+export PERF_REPORT=$here/perf_report.py
 
 "$here/aba_report.sh" -t 1000 -o "$tmp/out" "$@" >"$tmp/report"
 check "no regression within a 1000% threshold: exit 0" test $? -eq 0
@@ -57,7 +58,8 @@ fi
 
 # Without gnuplot: the same report with a note instead of the plots.
 mkdir -p "$tmp/path"
-for t in bash dirname mktemp paste seq wc sed awk jq grep cat tee mkdir rm; do
+for t in bash dirname mktemp paste seq wc sed awk jq grep cat tee mkdir rm \
+	python3; do
 	ln -s "$(command -v "$t")" "$tmp/path/$t"
 done
 PATH=$tmp/path "$here/aba_report.sh" -t 1000 "$@" >"$tmp/report.nognuplot"

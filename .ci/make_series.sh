@@ -31,8 +31,11 @@ ST=tools/testing/selftests
 TESTS=(config settings .gitignore Makefile common.c common.h policy.c
 	policy.h unix_scenario.c unix_scenario.h aa_unix_mediation.c)
 VM=(vmtest.sh build_kernel.sh config.vm)
-BENCH=(af_unix_send_perf.c perf_stats.c perf_stats.h perf_report.c
-	perf_stats_test.c run_perf.sh aba_report.sh)
+BENCH=(af_unix_send_perf.c send_workload.c send_workload.h send_scale.c
+	send_scale.h perf_env.c perf_env.h perf_json.c perf_json.h perf_stats.c
+	perf_stats.h perf_verdict.c perf_verdict.h perf_parse.c perf_parse.h
+	perf_baseline.c perf_baseline.h perf_verdict_test.c perf_baseline_test.c
+	perf_report.py run_perf.sh aba_report.sh)
 DOCS=(README)
 
 die()

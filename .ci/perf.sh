@@ -77,11 +77,13 @@ rc()
 		echo 255
 }
 
-# ratio JSON: the unconfined sendmmsg dgram/seqpacket ratio of a result.
+# ratio JSON: "RATIO MEAN", the dgram/seqpacket ratio and the dgram
+# ns/msg of a result's unconfined sendmmsg 128B series.
 ratio()
 {
-	sed -n 's/.*"variant": "unconfined", "workload": "sendmmsg", "sock": "dgram",.* "mean": \([0-9.]*\),.* "ratio": \([0-9.]*\),.*/\2 \1/p' \
-		"$1" 2>/dev/null | head -n 1
+	jq -r 'first(.series[] | select(.variant == "unconfined" and
+		.workload == "sendmmsg" and .sock == "dgram" and
+		.msg_size == 128)) | "\(.ratio) \(.mean)"' "$1" 2>/dev/null
 }
 
 # In the guest: run CMD..., keep its output and exit status in /output/TAG.

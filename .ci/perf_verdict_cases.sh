@@ -1,0 +1,164 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# af_unix_send_perf's verdicts end to end on this host (no AppArmor needed:
+# the unconfined series runs anywhere), with baselines made to match this
+# machine from the program's own JSON: PASS, FAIL and an undecided SKIP
+# that says which way it leans; each bad baseline (corrupt, truncated,
+# empty, another format, another version, unreadable) FAILs with the
+# reason; another machine or LSM list SKIPs, other settings FAIL; record
+# refuses without AppArmor; every message size works with every workload.
+# Usage: .ci/perf_verdict_cases.sh BINDIR (holding af_unix_send_perf).
+# Needs jq.  Prints TAP.
+
+set -uo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+bench=$(cd "$1" && pwd)/af_unix_send_perf || exit 1
+tmp=$(mktemp -d /tmp/perf_verdict_cases.XXXXXX)
+trap 'rm -rf -- "$tmp"' EXIT
+# shellcheck source=.ci/tap.sh
+. "$here/.ci/tap.sh"
+
+# Short runs: one workload, small rounds; KSFT_MACHINE_SLOW would change
+# the budget, so keep it out.
+unset KSFT_MACHINE_SLOW
+quick=(--variants unconfined --workloads sendmmsg --msgs 2048 --warmup 1)
+
+# jqt FILTER FILE: FILTER is true of FILE.
+jqt() {
+	jq -e "$1" "$2" >/dev/null
+}
+
+# run NAME ARGS...: the benchmark's TAP in $tmp/NAME.tap, exit status in
+# $tmp/NAME.rc.
+run() {
+	local name=$1 rc=0
+
+	shift
+	"$bench" "${quick[@]}" "$@" >"$tmp/$name.tap" 2>"$tmp/$name.err" || rc=$?
+	echo "$rc" >"$tmp/$name.rc"
+}
+
+# verdict NAME: the "vs baseline" result line of run NAME.
+verdict() {
+	grep -E '^(not )?ok [0-9]+ .*vs baseline' "$tmp/$1.tap"
+}
+
+# expect NAME RC REGEX: run NAME exited RC and its verdict matches REGEX.
+expect() {
+	local got
+
+	got=$(cat "$tmp/$1.rc")
+	if [[ $got -ne $2 ]] || ! verdict "$1" | grep -Eq -- "$3"; then
+		echo "# $1: exit status $got (want $2), verdict: $(verdict "$1")"
+		return 1
+	fi
+}
+
+# A run to learn this machine's identity from, and a matching baseline.
+run ctx --rounds 2 --json "$tmp/ctx.json"
+check "JSON result parses, format af_unix_send_perf/2" \
+	jqt '.format == "af_unix_send_perf/2" and (.series | length) == 2' \
+	"$tmp/ctx.json"
+check "JSON has the run's context" jqt '(.time | test("^20[0-9-]+T")) and
+	(.cmdline | type) == "string" and (.lsm | type) == "string" and
+	(.apparmor | type) == "boolean" and (.preempt | length) > 0' \
+	"$tmp/ctx.json"
+check "JSON has the verdict and why" jqt '.verdicts[0].verdict == "skip" and
+	(.verdicts[0].reason | test("no baseline")) and .verdicts[0].tolerance == 0.05' \
+	"$tmp/ctx.json"
+
+# baseline RATIO [KEY=VALUE...]: a baseline matching this machine, with
+# the given ratio for sendmmsg 128 B and the lines given replaced.
+baseline() {
+	local ratio=$1 kv
+
+	shift
+	jq -r --arg r "$ratio" '"# test baseline",
+		"version=2", "machine_id=\(.machine_id)", "cpu_model=\(.cpu_model)",
+		"kernel=\(.kernel)", "lsm=\(.lsm)",
+		"apparmor=\(if .apparmor then "yes" else "no" end)",
+		"batch=\(.batch)", "msgs_per_round=\(.msgs_per_round)",
+		"warmup=\(.warmup)", "icount=\(if .icount then "yes" else "no" end)",
+		"tolerance=\(.tolerance)", "entry=sendmmsg 128 \($r) 700 650", "end=1"' \
+		"$tmp/ctx.json" >"$tmp/base"
+	for kv in "$@"; do
+		sed -i "s|^${kv%%=*}=.*|$kv|" "$tmp/base"
+	done
+}
+
+baseline 3.0
+run pass --baseline "$tmp/base"
+check "ratio far below the limit: PASS" expect pass 0 '^ok [0-9]+ .*within 5% of 3.0000'
+baseline 0.3
+run fail --baseline "$tmp/base" --json "$tmp/fail.json"
+check "ratio far above the limit: FAIL, exit 1" expect fail 1 '^not ok .*exceeds baseline 0.3000'
+check "JSON records the FAIL with baseline and limit" jqt '.verdicts[0] |
+	.verdict == "fail" and .baseline_ratio == 0.3 and .limit > 0.31 and .limit < 0.32' \
+	"$tmp/fail.json"
+# One message per round: noise so wide no verdict fits in 3 rounds.
+baseline 1.0 msgs_per_round=1
+run undecided --baseline "$tmp/base" --msgs 1 --rounds 3 --max-rounds 3
+check "straddling the limit at the budget: SKIP, leaning" \
+	expect undecided 0 '^ok [0-9]+ # SKIP .*undecided after 3 rounds .*leans to (PASS|FAIL), ratio'
+run more --baseline "$tmp/base" --msgs 1 --rounds 3 --max-rounds 40 --budget 30
+check "undecided rounds measure more, up to --max-rounds" \
+	grep -Eq 'over (4|[5-9]|[1-3][0-9]|40) rounds' "$tmp/more.tap"
+
+# Bad baselines: FAIL with the reason, never PASS.
+printf 'garbage\n' >"$tmp/corrupt"
+baseline 3.0
+head -n -1 "$tmp/base" >"$tmp/truncated"
+: >"$tmp/empty"
+mkdir "$tmp/unreadable"
+sed 's/^version=2/version=1/' "$tmp/base" >"$tmp/v1"
+for c in "corrupt:expected key=value" "truncated:missing key 'end'" \
+	"empty:empty file" "ctx.json:expected key=value" \
+	"unreadable:Is a directory" "v1:record the baseline again"; do
+	run "bad-${c%%:*}" --baseline "$tmp/${c%%:*}"
+	check "baseline ${c%%:*}: FAIL naming it" \
+		expect "bad-${c%%:*}" 1 "^not ok .*bad baseline: .*${c#*:}"
+done
+
+baseline 3.0 machine_id=0000
+run machine --baseline "$tmp/base"
+check "another machine: SKIP naming both" expect machine 0 \
+	'^ok [0-9]+ # SKIP .*cannot be judged here: .*another machine \(0000, .*\), this is'
+baseline 3.0 lsm=capability,selinux
+run lsm --baseline "$tmp/base"
+check "another LSM list: SKIP naming both" expect lsm 0 \
+	'^ok [0-9]+ # SKIP .*recorded with LSMs capability,selinux'
+baseline 3.0 tolerance=1.000000
+run tol --baseline "$tmp/base"
+check "recorded with --tolerance 100: FAIL naming both" expect tol 1 \
+	'^not ok .*tolerance 100%; this run has .*tolerance 5%'
+baseline 3.0
+run warm --baseline "$tmp/base" --warmup 3
+check "another warm-up: FAIL" expect warm 1 '^not ok .*warm-up 1, .*warm-up 3'
+run nosize --baseline "$tmp/base" --sizes 256
+check "no entry for the size: SKIP" expect nosize 0 '^ok [0-9]+ # SKIP .*has no entry for it'
+
+if [[ $(jq -r .apparmor "$tmp/ctx.json") == false ]]; then
+	run record --rounds 2 --record --baseline "$tmp/recorded"
+	check "record without AppArmor: SKIP, nothing written" expect record 0 \
+		'# SKIP .*AppArmor is not enabled'
+	check "record names the kernel and the risk" grep -q \
+		'recording on kernel .*accepts that regression' "$tmp/record.tap"
+	check "record without AppArmor: no file" test ! -e "$tmp/recorded"
+fi
+
+run sizes --workloads sendmmsg,io_uring,send --sizes 8,64,4096,65536 \
+	--rounds 2 --msgs 64 --warmup 0
+check "every size 8..65536 B with every workload" \
+	test "$(grep -Ec '^ok [0-9]+ unconfined [a-z_]+ [0-9]+B: [0-9]+ messages validated' \
+		"$tmp/sizes.tap")" -eq 12
+
+for bad in "--tolerance nan" "--tolerance 0" "--rounds 1" "--budget -1" \
+	"--max-rounds 5 --rounds 6" "--sizes 4" "--sizes 65537"; do
+	# shellcheck disable=SC2086 # split on purpose
+	"$bench" $bad >/dev/null 2>&1
+	check "bad option $bad: exit 1" test $? -eq 1
+done
+
+tap_done

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The per-machine baseline file of af_unix_send_perf: the dgram/seqpacket
+ * ratio of each workload and size, recorded on a kernel known to be good,
+ * with everything that must hold for a later run to be compared with it.
+ *
+ * A check against a baseline from another machine or CPU, or recorded
+ * with another LSM list or AppArmor state, cannot be judged here: SKIP.
+ * One recorded with other settings (batch, messages per round, warm-up,
+ * icount, tolerance) is a mistake of whoever runs the check: FAIL, so that
+ * it gets fixed rather than skipped for ever.  The kernel release is kept
+ * to be printed, never compared: comparing kernels is the point.
+ */
+#ifndef _SELFTESTS_APPARMOR_PERF_BASELINE_H
+#define _SELFTESTS_APPARMOR_PERF_BASELINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define PERF_BASELINE_VERSION	2
+#define PERF_MAX_ENTRIES	64
+#define PERF_NAME_MAX		32
+#define PERF_ID_MAX		128
+#define PERF_LSM_MAX		256
+#define PERF_ERR_MAX		512
+
+struct perf_identity {
+	char machine_id[PERF_ID_MAX];
+	char cpu_model[PERF_ID_MAX];
+};
+
+struct perf_system {
+	char kernel[PERF_ID_MAX];	/* uname -r, printed only */
+	char lsm[PERF_LSM_MAX];		/* /sys/kernel/security/lsm */
+	bool apparmor;			/* AppArmor enabled */
+};
+
+struct perf_settings {
+	unsigned int batch;
+	unsigned int msgs_per_round;
+	unsigned int warmup;
+	bool icount;
+	double tolerance;	/* a fraction: 0.05 is 5% */
+};
+
+struct perf_entry {
+	char workload[PERF_NAME_MAX];
+	unsigned int msg_size;
+	double ratio;
+	double dgram_ns;
+	double seqpacket_ns;
+};
+
+struct perf_baseline {
+	struct perf_identity id;
+	struct perf_system sys;
+	struct perf_settings set;
+	size_t nr_entries;
+	struct perf_entry entries[PERF_MAX_ENTRIES];
+};
+
+enum perf_match {
+	PERF_MATCH,
+	PERF_OTHER_MACHINE,	/* SKIP */
+	PERF_OTHER_SYSTEM,	/* LSM list or AppArmor state: SKIP */
+	PERF_OTHER_SETTINGS,	/* FAIL */
+};
+
+/* 0, -ENOENT when the file does not exist, another -errno otherwise. */
+int perf_baseline_load(const char *path, struct perf_baseline *b,
+		       char *err, size_t errlen);
+int perf_baseline_parse(const char *text, struct perf_baseline *b,
+			char *err, size_t errlen);
+int perf_baseline_format(const struct perf_baseline *b, char *buf,
+			 size_t len);
+/* Written whole or not at all. */
+int perf_baseline_store(const char *path, const struct perf_baseline *b,
+			char *err, size_t errlen);
+/* What differs, described in @err when not PERF_MATCH. */
+enum perf_match perf_baseline_match(const struct perf_baseline *b,
+				    const struct perf_identity *id,
+				    const struct perf_system *sys,
+				    const struct perf_settings *set,
+				    char *err, size_t errlen);
+const struct perf_entry *perf_baseline_find(const struct perf_baseline *b,
+					    const char *workload,
+					    unsigned int msg_size);
+/* Adds @e or replaces the entry of its workload and size. */
+int perf_baseline_put(struct perf_baseline *b, const struct perf_entry *e);
+
+#endif /* _SELFTESTS_APPARMOR_PERF_BASELINE_H */

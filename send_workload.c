@@ -1,0 +1,374 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The timed sends of af_unix_send_perf.  See send_workload.h.
+ *
+ * Only the send calls are timed: every batch is bracketed by two
+ * clock_gettime(CLOCK_MONOTONIC) calls and the intervals are summed.
+ * Filling, draining and validating the payload happen between batches;
+ * draining after every batch also keeps the receive queue short, so no
+ * send ever waits for buffer space.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "send_workload.h"
+
+const char * const wl_names[NR_WL] = { "sendmmsg", "io_uring", "send" };
+const char * const s_names[NR_S] = { "dgram", "seqpacket" };
+const int s_types[NR_S] = { SOCK_DGRAM, SOCK_SEQPACKET };
+
+void wl_free(struct sock_ctx *c)
+{
+#ifdef HAVE_LIBURING
+	if (c->have_ring)
+		io_uring_queue_exit(&c->ring);
+#endif
+	if (c->sv[0] >= 0)
+		close(c->sv[0]);
+	if (c->sv[1] >= 0)
+		close(c->sv[1]);
+	free(c->sbuf);
+	free(c->rbuf);
+	free(c->siov);
+	free(c->riov);
+	free(c->smsg);
+	free(c->rmsg);
+	memset(c, 0, sizeof(*c));
+	c->sv[0] = c->sv[1] = -1;
+}
+
+/* io_uring may be compiled out, disabled by sysctl, or denied. */
+static int ring_init(struct sock_ctx *c, char *reason, size_t rlen)
+{
+#ifdef HAVE_LIBURING
+	char buf[16];
+	int ret;
+
+	ret = io_uring_queue_init(c->batch, &c->ring, 0);
+	if (ret) {
+		if (aa_read_line("/proc/sys/kernel/io_uring_disabled", buf,
+				 sizeof(buf)))
+			snprintf(buf, sizeof(buf), "?");
+		snprintf(reason, rlen,
+			 "io_uring_queue_init: %s (kernel.io_uring_disabled=%s)",
+			 strerror(-ret), buf);
+		return -1;
+	}
+	c->have_ring = true;
+	return 0;
+#else
+	(void)c;
+	snprintf(reason, rlen, "built without liburing");
+	return -1;
+#endif
+}
+
+static uint8_t pattern(uint64_t seq, unsigned int i)
+{
+	return (uint8_t)(seq * 131 + i);
+}
+
+/* Sequence number first, then a pattern that depends on it. */
+static void fill_batch(struct sock_ctx *c, unsigned int n)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < n; i++) {
+		uint8_t *p = c->siov[i].iov_base;
+		uint64_t seq = c->seq + i;
+
+		memcpy(p, &seq, sizeof(seq));
+		for (j = sizeof(seq); j < c->size; j++)
+			p[j] = pattern(seq, j);
+	}
+}
+
+static void prep_batch(struct sock_ctx *c, unsigned int n)
+{
+#ifdef HAVE_LIBURING
+	struct io_uring_sqe *sqe;
+	unsigned int i;
+
+	if (c->workload != WL_IOURING)
+		return;
+	for (i = 0; i < n; i++) {
+		sqe = io_uring_get_sqe(&c->ring);
+		io_uring_prep_send(sqe, c->sv[0], c->siov[i].iov_base, c->size,
+				   MSG_DONTWAIT);
+	}
+#else
+	(void)c;
+	(void)n;
+#endif
+}
+
+/*
+ * The timed part: nothing but the sends.  MSG_DONTWAIT makes a full
+ * send buffer an error instead of a hang.
+ */
+static int send_batch(struct sock_ctx *c, unsigned int n)
+{
+	unsigned int i;
+
+	switch (c->workload) {
+	case WL_SENDMMSG:
+		return sendmmsg(c->sv[0], c->smsg, n, MSG_DONTWAIT);
+	case WL_SEND:
+		for (i = 0; i < n; i++)
+			if (send(c->sv[0], c->siov[i].iov_base, c->size,
+				 MSG_DONTWAIT) != (ssize_t)c->size)
+				return i ? (int)i : -1;
+		return i;
+#ifdef HAVE_LIBURING
+	case WL_IOURING:
+		return io_uring_submit_and_wait(&c->ring, n);
+#endif
+	}
+	errno = EINVAL;
+	return -1;
+}
+
+/* io_uring reports each send's result in its completion. */
+static unsigned int reap_batch(struct sock_ctx *c, unsigned int n)
+{
+	unsigned int bad = 0;
+#ifdef HAVE_LIBURING
+	struct io_uring_cqe *cqe;
+	unsigned int i;
+
+	if (c->workload != WL_IOURING)
+		return 0;
+	for (i = 0; i < n; i++) {
+		if (io_uring_wait_cqe(&c->ring, &cqe)) {
+			bad += n - i;
+			break;
+		}
+		if (cqe->res != (int)c->size)
+			bad++;
+		io_uring_cqe_seen(&c->ring, cqe);
+	}
+#else
+	(void)c;
+	(void)n;
+#endif
+	return bad;
+}
+
+static bool msg_ok(struct sock_ctx *c, unsigned int i, uint64_t seq)
+{
+	const uint8_t *p = c->riov[i].iov_base;
+	uint64_t got;
+	unsigned int j;
+
+	if (c->rmsg[i].msg_len != c->size ||
+	    (c->rmsg[i].msg_hdr.msg_flags & MSG_TRUNC))
+		return false;
+	memcpy(&got, p, sizeof(got));
+	if (got != seq)
+		return false;
+	for (j = sizeof(got); j < c->size; j++)
+		if (p[j] != pattern(seq, j))
+			return false;
+	return true;
+}
+
+/* Receive @n messages and check count, length, order and payload. */
+static void drain_batch(struct sock_ctx *c, unsigned int n,
+			struct wl_count *cnt)
+{
+	unsigned int got = 0, i;
+	int r;
+
+	while (got < n) {
+		for (i = got; i < n; i++)
+			c->rmsg[i].msg_hdr.msg_flags = 0;
+		r = recvmmsg(c->sv[1], c->rmsg + got, n - got, MSG_DONTWAIT, NULL);
+		if (r <= 0)
+			break;
+		for (i = got; i < got + (unsigned int)r; i++) {
+			if (msg_ok(c, i, c->seq + i))
+				cnt->validated++;
+			else
+				cnt->failures++;
+		}
+		got += r;
+	}
+	cnt->failures += n - got;
+	c->seq += n;
+}
+
+static int sndbuf(int fd)
+{
+	socklen_t len = sizeof(int);
+	int v = 0;
+
+	getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &v, &len);
+	return v;
+}
+
+static void set_sndbuf(int fd, int bytes)
+{
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &bytes, sizeof(bytes)))
+		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &bytes, sizeof(bytes));
+}
+
+/*
+ * What a message costs the send buffer depends on the kernel (skb
+ * truesize, page rounding for large messages), so instead of computing it
+ * send whole batches, outside any timed region, growing the buffer until
+ * one fits.  The probe messages are received and checked like any other.
+ */
+static int fit_batch(struct sock_ctx *c, char *reason, size_t rlen)
+{
+	struct wl_count cnt = { 0 };
+	int ask = c->batch * (c->size + 1024), r, err = 0, tries;
+	char wmem[32];
+
+	for (tries = 0; tries < 16; tries++) {
+		if (sndbuf(c->sv[0]) < ask)
+			set_sndbuf(c->sv[0], ask);
+		fill_batch(c, c->batch);
+		r = sendmmsg(c->sv[0], c->smsg, c->batch, MSG_DONTWAIT);
+		err = r < 0 ? errno : 0;
+		drain_batch(c, r > 0 ? r : 0, &cnt);
+		if (cnt.failures) {
+			snprintf(reason, rlen, "probe batch arrived damaged");
+			return -1;
+		}
+		if (r == (int)c->batch) {
+			c->sndbuf = sndbuf(c->sv[0]);
+			return 0;
+		}
+		if (r < 0 && err != EAGAIN && err != EMSGSIZE && err != ENOBUFS)
+			break;
+		if (ask > (1 << 28))
+			break;
+		ask *= 2;
+	}
+	if (aa_read_line("/proc/sys/net/core/wmem_max", wmem, sizeof(wmem)))
+		snprintf(wmem, sizeof(wmem), "?");
+	snprintf(reason, rlen,
+		 "a batch of %u x %u B does not fit in the send buffer (SO_SNDBUF %d, net.core.wmem_max %s; SO_SNDBUFFORCE needs CAP_NET_ADMIN): %s",
+		 c->batch, c->size, sndbuf(c->sv[0]), wmem,
+		 err ? strerror(err) : "short send");
+	return -1;
+}
+
+int wl_init(struct sock_ctx *c, int type, int workload, unsigned int size,
+	    unsigned int batch, char *reason, size_t rlen, bool *skip)
+{
+	unsigned int i;
+
+	memset(c, 0, sizeof(*c));
+	c->sv[0] = c->sv[1] = -1;
+	c->workload = workload;
+	c->size = size;
+	c->batch = batch;
+	*skip = false;
+	if (socketpair(AF_UNIX, type | SOCK_CLOEXEC, 0, c->sv)) {
+		snprintf(reason, rlen, "socketpair: %s", strerror(errno));
+		return -1;
+	}
+	c->sbuf = calloc(batch, size);
+	c->rbuf = calloc(batch, size);
+	c->siov = calloc(batch, sizeof(*c->siov));
+	c->riov = calloc(batch, sizeof(*c->riov));
+	c->smsg = calloc(batch, sizeof(*c->smsg));
+	c->rmsg = calloc(batch, sizeof(*c->rmsg));
+	if (!c->sbuf || !c->rbuf || !c->siov || !c->riov || !c->smsg || !c->rmsg) {
+		snprintf(reason, rlen, "out of memory");
+		return -1;
+	}
+	for (i = 0; i < batch; i++) {
+		c->siov[i].iov_base = c->sbuf + (size_t)i * size;
+		c->siov[i].iov_len = size;
+		c->riov[i].iov_base = c->rbuf + (size_t)i * size;
+		c->riov[i].iov_len = size;
+		c->smsg[i].msg_hdr.msg_iov = &c->siov[i];
+		c->smsg[i].msg_hdr.msg_iovlen = 1;
+		c->rmsg[i].msg_hdr.msg_iov = &c->riov[i];
+		c->rmsg[i].msg_hdr.msg_iovlen = 1;
+	}
+	if (fit_batch(c, reason, rlen))
+		return -1;
+	if (workload == WL_IOURING && ring_init(c, reason, rlen)) {
+		*skip = true;
+		return -1;
+	}
+	return 0;
+}
+
+/* The receive queue must be empty at the end of a round. */
+static void check_empty(struct sock_ctx *c, struct wl_count *cnt)
+{
+	char b;
+
+	if (recv(c->sv[1], &b, 1, MSG_DONTWAIT) >= 0 || errno != EAGAIN)
+		cnt->failures++;
+}
+
+int wl_round(struct sock_ctx *c, unsigned int msgs, struct wl_count *cnt,
+	     double *ns_per_msg, char *reason, size_t rlen)
+{
+	unsigned int left = msgs, n;
+	struct timespec t0, t1;
+	double total = 0;
+	int ret, err;
+
+	while (left) {
+		n = left < c->batch ? left : c->batch;
+		fill_batch(c, n);
+		prep_batch(c, n);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		ret = send_batch(c, n);
+		err = errno;	/* a vDSO clock_gettime() leaves it alone */
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		total += (t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec);
+		if (ret != (int)n) {
+			/* io_uring returns -errno; a short count sets nothing */
+			if (c->workload == WL_IOURING && ret < 0)
+				err = -ret;
+			snprintf(reason, rlen, "%s sent %d of %u messages: %s",
+				 wl_names[c->workload], ret, n,
+				 ret < 0 ? strerror(err) : "short send");
+			return -1;
+		}
+		cnt->failures += reap_batch(c, n);
+		drain_batch(c, n, cnt);
+		left -= n;
+	}
+	check_empty(c, cnt);
+	*ns_per_msg = total / msgs;
+	return 0;
+}
+
+void wl_fill_msg(void *buf, unsigned int size, unsigned long long tag)
+{
+	unsigned char *p = buf;
+	unsigned int j;
+
+	memcpy(p, &tag, sizeof(tag));
+	for (j = sizeof(tag); j < size; j++)
+		p[j] = pattern(tag, j);
+}
+
+bool wl_check_msg(const void *buf, size_t len, unsigned int size,
+		  unsigned long long *tag)
+{
+	const unsigned char *p = buf;
+	unsigned int j;
+
+	if (len != size || size < sizeof(*tag))
+		return false;
+	memcpy(tag, p, sizeof(*tag));
+	for (j = sizeof(*tag); j < size; j++)
+		if (p[j] != pattern(*tag, j))
+			return false;
+	return true;
+}

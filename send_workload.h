@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The sends af_unix_send_perf times: one socketpair per socket type, a
+ * batch of messages sent by sendmmsg(), io_uring SEND or send(), then
+ * received and checked outside the timed region.
+ */
+#ifndef _SELFTESTS_APPARMOR_SEND_WORKLOAD_H
+#define _SELFTESTS_APPARMOR_SEND_WORKLOAD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+
+#ifdef HAVE_LIBURING
+#include <liburing.h>
+#endif
+
+#define WL_MIN_SIZE	8	/* room for the sequence number */
+#define WL_MAX_SIZE	65536
+#define WL_MAX_BATCH	1024
+
+enum { WL_SENDMMSG, WL_IOURING, WL_SEND, NR_WL };
+enum { S_DGRAM, S_SEQPACKET, NR_S };
+
+extern const char * const wl_names[NR_WL];
+extern const char * const s_names[NR_S];
+extern const int s_types[NR_S];
+
+/* Messages that arrived whole and in order, and those that did not. */
+struct wl_count {
+	unsigned long long validated;
+	unsigned long long failures;
+};
+
+struct sock_ctx {
+	int sv[2];		/* sv[0] sends, sv[1] receives */
+	int workload;
+	unsigned int size;
+	unsigned int batch;
+	int sndbuf;		/* what the send buffer ended up as */
+	char *sbuf;
+	char *rbuf;
+	struct iovec *siov;
+	struct iovec *riov;
+	struct mmsghdr *smsg;
+	struct mmsghdr *rmsg;
+	uint64_t seq;
+	bool have_ring;
+#ifdef HAVE_LIBURING
+	struct io_uring ring;
+#endif
+};
+
+/*
+ * A connected pair of @type, sized so that a batch fits in the send
+ * buffer; -1 with the reason in @reason.  @skip is set when the reason is
+ * something missing (io_uring) rather than a failure.
+ */
+int wl_init(struct sock_ctx *c, int type, int workload, unsigned int size,
+	    unsigned int batch, char *reason, size_t rlen, bool *skip);
+/* Also after a failed wl_init(), and twice. */
+void wl_free(struct sock_ctx *c);
+/*
+ * Sends @msgs messages in batches, receiving and checking each batch
+ * after it; the time spent in the send calls only, per message, goes to
+ * @ns_per_msg.  -1 with the reason when a send fails.
+ */
+int wl_round(struct sock_ctx *c, unsigned int msgs, struct wl_count *cnt,
+	     double *ns_per_msg, char *reason, size_t rlen);
+
+/*
+ * One message of @size bytes in the format the rounds use: @tag (their
+ * sequence number, 8 bytes), then a pattern derived from it.
+ */
+void wl_fill_msg(void *buf, unsigned int size, unsigned long long tag);
+/* Whether @len bytes at @buf are such a message of @size; its tag to @tag. */
+bool wl_check_msg(const void *buf, size_t len, unsigned int size,
+		  unsigned long long *tag);
+
+#endif /* _SELFTESTS_APPARMOR_SEND_WORKLOAD_H */
