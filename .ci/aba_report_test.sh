@@ -58,10 +58,11 @@ fi
 
 # Without gnuplot: the same report with a note instead of the plots.
 mkdir -p "$tmp/path"
-for t in bash dirname mktemp paste seq wc sed awk jq grep cat tee mkdir rm \
-	python3; do
+for t in bash dirname mktemp paste seq wc sed awk jq grep cat tee mkdir rm; do
 	ln -s "$(command -v "$t")" "$tmp/path/$t"
 done
+# The interpreter itself: a pyenv shim on PATH would need pyenv too.
+ln -s "$(python3 -c 'import sys; print(sys.executable)')" "$tmp/path/python3"
 PATH=$tmp/path "$here/aba_report.sh" -t 1000 "$@" >"$tmp/report.nognuplot"
 check "without gnuplot: exit 0" test $? -eq 0
 check "without gnuplot: a note, no plot" grep -q 'no per-round plot: gnuplot is not installed' "$tmp/report.nognuplot"
