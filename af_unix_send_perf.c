@@ -465,18 +465,20 @@ static bool report_series(int v, int wl, unsigned int size,
 	}
 	compute(r, st);
 	for (s = 0; s < NR_S; s++) {
-		ksft_print_msg("%s %s: mean %.2f median %.2f min %.2f stdev %.2f cv %.3f%% ns/msg; without round 1: mean %.2f\n",
-			       tag, s_names[s], st->sum[s].mean, st->sum[s].median,
-			       st->sum[s].min, st->sum[s].stdev,
-			       st->sum[s].cv * 100, st->drop1[s]);
+		ksft_print_msg(
+			"%s %s: mean %.2f median %.2f min %.2f stdev %.2f cv %.3f%% ns/msg; without round 1: mean %.2f\n",
+			tag, s_names[s], st->sum[s].mean, st->sum[s].median,
+			st->sum[s].min, st->sum[s].stdev,
+			st->sum[s].cv * 100, st->drop1[s]);
 		js = (struct perf_json_series) {
 			v_names[v], wl_names[wl], s_names[s], size, r->ns[s],
 			&st->sum[s], st->drop1[s], &st->ratio, &r->cnt[s],
 		};
 		perf_json_series(&js);
 	}
-	ksft_print_msg("%s dgram/seqpacket ratio %.4f, 95%% t-interval [%.4f, %.4f] over %zu paired rounds\n",
-		       tag, st->ratio.mean, st->ratio.lo, st->ratio.hi, r->n);
+	ksft_print_msg(
+		"%s dgram/seqpacket ratio %.4f, 95%% t-interval [%.4f, %.4f] over %zu paired rounds\n",
+		tag, st->ratio.mean, st->ratio.lo, st->ratio.hi, r->n);
 	ok = r->cnt[0].validated + r->cnt[1].validated;
 	bad = r->cnt[0].failures + r->cnt[1].failures;
 	if (bad) {
@@ -484,9 +486,10 @@ static bool report_series(int v, int wl, unsigned int size,
 				      tag, bad, ok);
 		return false;
 	}
-	ksft_test_result_pass("%s: %llu messages validated, dgram %.1f seqpacket %.1f ns/msg, ratio %.4f\n",
-			      tag, ok, st->sum[S_DGRAM].mean,
-			      st->sum[S_SEQPACKET].mean, st->ratio.mean);
+	ksft_test_result_pass(
+		"%s: %llu messages validated, dgram %.1f seqpacket %.1f ns/msg, ratio %.4f\n",
+		tag, ok, st->sum[S_DGRAM].mean,
+		st->sum[S_SEQPACKET].mean, st->ratio.mean);
 	return true;
 }
 
@@ -525,8 +528,9 @@ static void load_baseline(void)
 		base.b.id = env.id;
 		base.b.sys = env.sys;
 		base.b.set = set;
-		ksft_print_msg("recording on kernel %s: a baseline recorded on a regressed kernel accepts that regression, so record on one known to be good\n",
-			       env.uts.release);
+		ksft_print_msg(
+			"recording on kernel %s: a baseline recorded on a regressed kernel accepts that regression, so record on one known to be good\n",
+			env.uts.release);
 		return;
 	}
 	ret = perf_baseline_load(o.baseline, &base.b, base.msg, sizeof(base.msg));
@@ -676,10 +680,11 @@ static void check_baseline(int wl, unsigned int size, bool usable,
 		return;
 	}
 	jv.limit = d.limit;
-	ksft_print_msg("%s: ratio %.4f [%.4f, %.4f] over %zu rounds (%.1f s past the first %u), baseline %.4f, limit %.4f; dgram %.1f ns/msg (baseline %.1f)\n",
-		       tag, d.ci.mean, d.ci.lo, d.ci.hi, r->n, r->extra_s,
-		       o.run.rounds, e->ratio, d.limit, st->sum[S_DGRAM].mean,
-		       e->dgram_ns);
+	ksft_print_msg(
+		"%s: ratio %.4f [%.4f, %.4f] over %zu rounds (%.1f s past the first %u), baseline %.4f, limit %.4f; dgram %.1f ns/msg (baseline %.1f)\n",
+		tag, d.ci.mean, d.ci.lo, d.ci.hi, r->n, r->extra_s,
+		o.run.rounds, e->ratio, d.limit, st->sum[S_DGRAM].mean,
+		e->dgram_ns);
 	jv.verdict = perf_verdict_name(d.verdict);
 	if (d.verdict == PERF_PASS)
 		verdict(&jv, KSFT_PASS, tag,
@@ -871,11 +876,13 @@ int main(int argc, char **argv)
 	ksft_set_plan(plan);
 	pin_cpu();
 	perf_env_print(&env);
-	ksft_print_msg("clock_gettime: %.1f ns per call, about %.2f ns/msg at batch %u (reported, not subtracted)\n",
-		       env.clock_ns, env.clock_ns / o.run.batch, o.run.batch);
-	ksft_print_msg("settings: batch %u, %u msgs/round, %u warm-up + %u paired rounds, then up to %u rounds or %g s to decide; tolerance %g%%\n",
-		       o.run.batch, o.run.msgs, o.run.warmup, o.run.rounds,
-		       o.run.max_rounds, o.run.budget_s, o.run.tolerance * 100);
+	ksft_print_msg(
+		"clock_gettime: %.1f ns per call, about %.2f ns/msg at batch %u (reported, not subtracted)\n",
+		env.clock_ns, env.clock_ns / o.run.batch, o.run.batch);
+	ksft_print_msg(
+		"settings: batch %u, %u msgs/round, %u warm-up + %u paired rounds, then up to %u rounds or %g s to decide; tolerance %g%%\n",
+		o.run.batch, o.run.msgs, o.run.warmup, o.run.rounds,
+		o.run.max_rounds, o.run.budget_s, o.run.tolerance * 100);
 	load_baseline();
 	if (o.json)
 		perf_json_open(o.json, &env, &o.run);

@@ -92,9 +92,10 @@ void perf_json_open(const char *p, const struct perf_env *env,
 		env->sys.apparmor ? "true" : "false",
 		env->icount ? "true" : "false",
 		env->machine_slow ? "true" : "false");
-	fprintf(out, ",\n  \"cpu\": %d, \"batch\": %u, \"msgs_per_round\": %u, \"rounds\": %u, \"max_rounds\": %u, \"warmup\": %u",
-		run->cpu, run->batch, run->msgs, run->rounds, run->max_rounds,
-		run->warmup);
+	fprintf(out, ",\n  \"cpu\": %d, \"batch\": %u, \"msgs_per_round\": %u",
+		run->cpu, run->batch, run->msgs);
+	fprintf(out, ", \"rounds\": %u, \"max_rounds\": %u, \"warmup\": %u",
+		run->rounds, run->max_rounds, run->warmup);
 	fprintf(out, ",\n  \"budget_s\": %g, \"tolerance\": %g, \"clock_gettime_ns\": %.2f",
 		run->budget_s, run->tolerance, env->clock_ns);
 	fprintf(out, ",\n  \"series\": [");

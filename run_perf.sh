@@ -200,7 +200,8 @@ sweep() {
 			(.series | group_by([.workload, .msg_size]) | .[] |
 			 (map(select(.sock == "dgram"))[0]) as $d |
 			 (map(select(.sock == "seqpacket"))[0]) as $s |
-			 "\($d.workload)\t\($d.msg_size)\t\($d.mean)\t\($s.mean)\t\($d.ratio)\t\($d.ratio_lo)\t\($d.ratio_hi)") ,
+			 [$d.workload, $d.msg_size, $d.mean, $s.mean, $d.ratio,
+			  $d.ratio_lo, $d.ratio_hi] | map(tostring) | join("\t")),
 			(.not_run[] | "\(.workload) \(.msg_size) B: \(.status): \(.reason)")' \
 			"$tmp/r.json" | awk -F'\t' 'NF == 7 {
 				printf "%-9s %5s %13.1f %17.1f  %.4f [%.4f, %.4f]\n",
