@@ -35,7 +35,8 @@ TEST_PROGS_EXTENDED += run_perf.sh aba_report.sh perf_report.py
 
 include ../lib.mk
 
-$(OUTPUT)/aa_unix_mediation: aa_unix_mediation.c common.c policy.c unix_scenario.c
+$(OUTPUT)/aa_unix_mediation: aa_unix_mediation.c common.c policy.c unix_scenario.c \
+	unix_handoff.c
 $(OUTPUT)/aa_unix_mediation: CFLAGS += $(APPARMOR_CFLAGS)
 $(OUTPUT)/aa_unix_mediation: LDLIBS += $(APPARMOR_LIBS)
 

@@ -29,6 +29,7 @@
 #include "kselftest_harness.h"
 #include "common.h"
 #include "policy.h"
+#include "unix_handoff.h"
 #include "unix_scenario.h"
 
 #define AA_PROFILE_PREFIX "aa_unix_mediation"
@@ -131,6 +132,17 @@ static void all_perms_but(struct prof *p, enum aa_abi abi, const char *drop)
 	add(p, ")%s,\n", abi == AA_ABI_NEW ? "" : " unix");
 }
 
+/* Every unix permission but @perm (NULL: all), as @abi writes it. */
+static void lacking(struct prof *p, enum aa_abi abi, const char *perm)
+{
+	if (abi == AA_ABI_NEW)
+		all_perms_but(p, abi, perm);
+	else if (perm)
+		rules(p, "  network unix,\n  deny network (%s) unix,\n", perm);
+	else
+		rules(p, "  network unix,\n");
+}
+
 /*
  * What a sub-check expects: every step on both sides succeeds
  * (who == SIDE_COUNT), or @who stops at @step with @err.  Where the other
@@ -153,6 +165,7 @@ struct variant {
 	enum aa_abi abi;
 	enum sock_kind kind;
 	int type;
+	enum handoff_how how;	/* for the handoff checks */
 };
 
 static bool conn_type(int type)
@@ -477,11 +490,7 @@ static void check_one_side_unconfined(struct ctx *c)
 		for (i = 0; i < ARRAY_SIZE(peer_perms); i++) {
 			const char *perm = peer_perms[i];
 
-			if (v->abi == AA_ABI_NEW)
-				all_perms_but(&less, v->abi, perm);
-			else
-				rules(&less, "  network unix,\n  deny network (%s) unix,\n",
-				      perm);
+			lacking(&less, v->abi, perm);
 			snprintf(desc, sizeof(desc), "%s without %s, %s unconfined",
 				 side_name(who), perm,
 				 side_name(who == SERVER ? CLIENT : SERVER));
@@ -776,6 +785,113 @@ static void check_bind_needs_w(struct ctx *c)
 	each_type(c, KIND_PATHNAME, bind_cases);
 }
 
+/*
+ * Sockets that change hands: a socketpair created under one profile and
+ * used under another.  What the kernel does (6.17+), and why:
+ * - read() and write() under a label not cached on the socket revalidate
+ *   it (aa_file_perm()): aa_unix_file_perm() asks the user's label for
+ *   send and receive towards the other end's label, and that label for the
+ *   same back (xcheck()), whichever the operation, so a lack on either
+ *   side denies both.  Receipt with SCM_RIGHTS asks the same, and the
+ *   kernel drops a descriptor it denies (MSG_CTRUNC, no errno).
+ * - A socket created unconfined is delegated: never revalidated
+ *   (__file_is_delegated()).
+ * - sendmsg() and recvmsg() skip the file check.  A dgram send, by
+ *   write() as by sendmsg(), asks the sender's current label for send and
+ *   the receiving end's for receive (unix_may_send): delegation does not
+ *   spare it.  Stream and seqpacket messages and every receive are not
+ *   mediated per message.
+ */
+struct handoff_case {
+	const char *desc;
+	bool creator_confined;
+	const char *creator_lacks;	/* NULL: every unix permission */
+	const char *user_lacks;
+};
+
+static const struct handoff_case handoff_cases[] = {
+	{ "both allowed", true, NULL, NULL },
+	{ "user lacks send", true, NULL, "send" },
+	{ "user lacks receive", true, NULL, "receive" },
+	{ "creator lacks send", true, "send", NULL },
+	{ "unconfined creator, user lacks send", false, NULL, "send" },
+};
+
+static bool lacks(const char *perm, const char *what)
+{
+	return perm && !strcmp(perm, what);
+}
+
+static struct handoff_outcome handoff_expect(const struct handoff_case *hc,
+					     enum handoff_how how, int type,
+					     enum handoff_op op)
+{
+	bool dgram = type == SOCK_DGRAM;
+	bool file_op = op == HOP_READ || op == HOP_WRITE;
+	bool reads = op == HOP_READ || op == HOP_RECVMSG;
+	bool revalidation_denies = hc->creator_confined &&
+				   (hc->creator_lacks || hc->user_lacks);
+
+	/* The creator's own dgram send queues what the user will read. */
+	if (reads && dgram && lacks(hc->creator_lacks, "send"))
+		return (struct handoff_outcome){ .step = HS_SEED, .err = EACCES };
+	if (how == HANDOFF_PASS && revalidation_denies)
+		return (struct handoff_outcome){ .step = HS_RECV_FD,
+						 .fault = HF_NOT_INSTALLED };
+	if (file_op && revalidation_denies)
+		return (struct handoff_outcome){ .step = HS_OP, .err = EACCES };
+	if (!reads && dgram && lacks(hc->user_lacks, "send"))
+		return (struct handoff_outcome){ .step = HS_OP, .err = EACCES };
+	return (struct handoff_outcome){ .step = HS_DONE };
+}
+
+static void handoff_sub(struct ctx *c, const struct handoff_case *hc)
+{
+	struct __test_metadata *_metadata = c->metadata;
+	const struct variant *v = c->v;
+	struct prof creator = { }, user = { };
+	struct handoff h = { .how = v->how, .type = v->type };
+	struct handoff_outcome want, got;
+	char w[128], g[128];
+	int ret;
+
+	lacking(&creator, v->abi, hc->creator_lacks);
+	/* change_profile writes the task's attr file. */
+	add(&creator, "  /proc/*/attr/{apparmor/,}current w,\n  change_profile,\n");
+	lacking(&user, v->abi, hc->user_lacks);
+	h.creator = hc->creator_confined ? registered(c, &creator) : NULL;
+	h.user = registered(c, &user);
+	if (c->collect) {
+		if ((hc->creator_confined && !h.creator) || !h.user)
+			ksft_exit_fail_msg("cannot register more profiles\n");
+		return;
+	}
+	c->subs++;
+	ASSERT_FALSE((hc->creator_confined && !h.creator) || !h.user);
+	for (h.op = 0; h.op < HOP_COUNT; h.op++) {
+		ret = handoff_run(&h, &got);
+		ASSERT_EQ(0, ret) {
+			TH_LOG("%s: cannot run: %s", hc->desc, strerror(-ret));
+		}
+		want = handoff_expect(hc, v->how, v->type, h.op);
+		EXPECT_TRUE(want.step == got.step && want.err == got.err &&
+			    want.fault == got.fault) {
+			TH_LOG("%s, %s after %s: expected %s, got %s", hc->desc,
+			       handoff_op_name(h.op), handoff_how_name(v->how),
+			       handoff_outcome_str(&want, w, sizeof(w)),
+			       handoff_outcome_str(&got, g, sizeof(g)));
+		}
+	}
+}
+
+static void check_handoff(struct ctx *c)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(handoff_cases); i++)
+		handoff_sub(c, &handoff_cases[i]);
+}
+
 static void load_policy(struct __test_metadata *_metadata);
 
 /* SKIPs, with the reason, what this system cannot run. */
@@ -801,6 +917,20 @@ static void require(struct __test_metadata *_metadata, enum aa_abi abi,
 	}
 }
 
+static void run_variant(struct __test_metadata *_metadata,
+			const struct variant *v, bool confined, check_fn *fn)
+{
+	struct ctx c = { .v = v, .metadata = _metadata };
+
+	require(_metadata, v->abi, confined);
+	if (_metadata->exit_code == KSFT_SKIP)
+		return;
+	fn(&c);
+	/* A check that ran nothing would pass without testing anything. */
+	if (_metadata->exit_code != KSFT_SKIP)
+		ASSERT_LT(0, c.subs);
+}
+
 static void run_check(struct __test_metadata *_metadata, enum sock_kind kind,
 		      int type, enum aa_abi abi, bool confined, check_fn *fn)
 {
@@ -809,15 +939,8 @@ static void run_check(struct __test_metadata *_metadata, enum sock_kind kind,
 		.kind = kind,
 		.type = type,
 	};
-	struct ctx c = { .v = &v, .metadata = _metadata };
 
-	require(_metadata, abi, confined);
-	if (_metadata->exit_code == KSFT_SKIP)
-		return;
-	fn(&c);
-	/* A check that ran nothing would pass without testing anything. */
-	if (_metadata->exit_code != KSFT_SKIP)
-		ASSERT_LT(0, c.subs);
+	run_variant(_metadata, &v, confined, fn);
 }
 
 FIXTURE(af_unix) {};
@@ -1010,17 +1133,100 @@ TEST(fix_6456ccbd2ff7_d_new_abi_file_deny_denies)
 		  AA_ABI_NEW, true, check_file_deny);
 }
 
+FIXTURE(handoff) {};
+
+FIXTURE_VARIANT(handoff) {
+	enum handoff_how how;
+	int type;
+};
+
+FIXTURE_SETUP(handoff) {}
+
+FIXTURE_TEARDOWN(handoff) {}
+
+FIXTURE_VARIANT_ADD(handoff, change_profile_stream) {
+	.how = HANDOFF_CHANGE,
+	.type = SOCK_STREAM,
+};
+
+FIXTURE_VARIANT_ADD(handoff, change_profile_dgram) {
+	.how = HANDOFF_CHANGE,
+	.type = SOCK_DGRAM,
+};
+
+FIXTURE_VARIANT_ADD(handoff, change_profile_seqpacket) {
+	.how = HANDOFF_CHANGE,
+	.type = SOCK_SEQPACKET,
+};
+
+FIXTURE_VARIANT_ADD(handoff, fork_stream) {
+	.how = HANDOFF_FORK,
+	.type = SOCK_STREAM,
+};
+
+FIXTURE_VARIANT_ADD(handoff, fork_dgram) {
+	.how = HANDOFF_FORK,
+	.type = SOCK_DGRAM,
+};
+
+FIXTURE_VARIANT_ADD(handoff, fork_seqpacket) {
+	.how = HANDOFF_FORK,
+	.type = SOCK_SEQPACKET,
+};
+
+FIXTURE_VARIANT_ADD(handoff, scm_rights_stream) {
+	.how = HANDOFF_PASS,
+	.type = SOCK_STREAM,
+};
+
+FIXTURE_VARIANT_ADD(handoff, scm_rights_dgram) {
+	.how = HANDOFF_PASS,
+	.type = SOCK_DGRAM,
+};
+
+FIXTURE_VARIANT_ADD(handoff, scm_rights_seqpacket) {
+	.how = HANDOFF_PASS,
+	.type = SOCK_SEQPACKET,
+};
+
+static void run_handoff(struct __test_metadata *_metadata,
+			enum handoff_how how, int type, enum aa_abi abi)
+{
+	struct variant v = {
+		.abi = abi,
+		.kind = KIND_UNNAMED,
+		.type = type,
+		.how = how,
+	};
+
+	/* Older kernels revalidate unix sockets as other sockets. */
+	if (env.enabled && !env.have_v9_unix)
+		SKIP(return, "%s",
+		     "kernel without AppArmor network_v9/af_unix (6.17+): the unix socket revalidation these cases expect");
+	run_variant(_metadata, &v, true, check_handoff);
+}
+
+TEST_F(handoff, old_abi)
+{
+	run_handoff(_metadata, variant->how, variant->type, AA_ABI_OLD);
+}
+
+TEST_F(handoff, new_abi)
+{
+	run_handoff(_metadata, variant->how, variant->type, AA_ABI_NEW);
+}
+
 static check_fn *const old_checks[] = {
 	check_allow_all, check_each_permission, check_rule_type,
 	check_file_deny, check_receiver_at_send, check_bind_needs_w,
-	check_one_side_unconfined,
+	check_one_side_unconfined, check_handoff,
 };
 
 static check_fn *const new_checks[] = {
 	check_allow_all, check_each_permission, check_rule_type,
 	check_rule_addr, check_rule_peer_label, check_rule_peer_addr,
 	check_file_deny, check_receiver_at_send, check_bind_needs_w,
-	check_one_side_unconfined,
+	check_one_side_unconfined, check_handoff,
 };
 
 /* Runs every check in collect mode: the profiles it needs, once each. */

@@ -6,11 +6,14 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -218,6 +221,42 @@ void aa_env_probe(struct aa_env *env)
 			 "apparmor_parser cannot encode abi/5.0 unix rules without downgrade (needs AppArmor >= 5.0): %s",
 			 buf);
 	}
+}
+
+/* Whether @pid exits within @ms; it is not reaped. */
+static bool exits_in_time(pid_t pid, int ms)
+{
+	int pidfd = syscall(SYS_pidfd_open, pid, 0);
+	struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
+	siginfo_t info;
+	int i;
+
+	if (pidfd >= 0) {
+		i = poll(&pfd, 1, ms);
+		close(pidfd);
+		return i == 1;
+	}
+	/* Before 5.3, or under valgrind: look every millisecond. */
+	for (i = 0; i < ms; i++) {
+		info.si_pid = 0;
+		if (waitid(P_PID, pid, &info, WEXITED | WNOHANG | WNOWAIT) ||
+		    info.si_pid == pid)
+			return true;
+		usleep(1000);
+	}
+	return false;
+}
+
+int aa_reap(pid_t pid, int ms)
+{
+	bool hung = !exits_in_time(pid, ms);
+	int status;
+
+	if (hung)
+		kill(pid, SIGKILL);
+	if (waitpid(pid, &status, 0) != pid)
+		return -ECHILD;
+	return hung ? -ETIMEDOUT : status;
 }
 
 #ifdef HAVE_LIBAPPARMOR

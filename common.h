@@ -41,6 +41,13 @@ void aa_env_probe(struct aa_env *env);
  */
 int aa_run_capture(char *const argv[], char *out, size_t outlen);
 
+/*
+ * Waits up to @ms for the child @pid to exit, kills it if it has not, and
+ * reaps it.  Returns its wait status, -ETIMEDOUT if it had to be killed,
+ * or -ECHILD.
+ */
+int aa_reap(pid_t pid, int ms);
+
 /* First line of a file, without its newline; 0 or -errno. */
 int aa_read_line(const char *path, char *buf, size_t len);
 /* The calling task's label as the kernel prints it; 0 or -errno. */

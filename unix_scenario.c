@@ -17,7 +17,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -594,46 +593,14 @@ static pid_t spawn(const struct scenario *sc, struct shared *sh,
 	_exit(0);
 }
 
-/* Whether @pid exits within EXIT_TIMEOUT_MS; it is not reaped. */
-static bool exits_in_time(pid_t pid)
-{
-	int pidfd = syscall(SYS_pidfd_open, pid, 0);
-	struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
-	siginfo_t info;
-	int ms;
-
-	if (pidfd >= 0) {
-		ms = poll(&pfd, 1, EXIT_TIMEOUT_MS);
-		close(pidfd);
-		return ms == 1;
-	}
-	/* Before 5.3, or under valgrind: look every millisecond. */
-	for (ms = 0; ms < EXIT_TIMEOUT_MS; ms++) {
-		info.si_pid = 0;
-		if (waitid(P_PID, pid, &info, WEXITED | WNOHANG | WNOWAIT) ||
-		    info.si_pid == pid)
-			return true;
-		usleep(1000);
-	}
-	return false;
-}
-
 /* Waits for a side to exit; records a hang, crash or odd exit status. */
 static void wait_exit(pid_t pid, struct outcome *out)
 {
-	int status;
+	int status = aa_reap(pid, EXIT_TIMEOUT_MS);
 
-	if (!exits_in_time(pid)) {
-		kill(pid, SIGKILL);
+	if (status < 0) {
 		out->fault = FAULT_HUNG;
-	}
-	if (waitpid(pid, &status, 0) != pid) {
-		out->fault = FAULT_HUNG;
-		return;
-	}
-	if (out->fault == FAULT_HUNG)
-		return;
-	if (WIFSIGNALED(status)) {
+	} else if (WIFSIGNALED(status)) {
 		out->fault = FAULT_CRASHED;
 		out->detail = WTERMSIG(status);
 	} else if (WEXITSTATUS(status)) {

@@ -1,0 +1,445 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A socketpair created under one AppArmor label and used under another.
+ *
+ * A unix socket keeps the label it was created under; a descriptor used
+ * by a task whose label is not cached on it is revalidated on read() and
+ * write() (aa_file_perm() -> aa_unix_file_perm()) and on receipt with
+ * SCM_RIGHTS (the file_receive hook), while sendmsg() and recvmsg() only
+ * meet the socket hooks.  Each run does one operation, so that no earlier
+ * success has cached the new label on the socket.
+ */
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "unix_handoff.h"
+
+#define MSG_LEN 64
+#define IO_TIMEOUT_MS 5000
+#define EXIT_TIMEOUT_MS 10000
+
+/* The creator's process and, for fork and SCM_RIGHTS, the user's. */
+enum who {
+	CREATOR,
+	USER,
+	WHO_COUNT,
+};
+
+struct run {
+	const struct handoff *h;
+	struct handoff_outcome *out;
+};
+
+static const char *const step_names[] = {
+	[HS_NOT_RUN] = "not run",
+	[HS_CONFINE_CREATOR] = "confine the creator",
+	[HS_CREATE] = "socketpair",
+	[HS_SEED] = "seed",
+	[HS_HANDOFF] = "hand off",
+	[HS_CONFINE_USER] = "confine the user",
+	[HS_RECV_FD] = "receive fd",
+	[HS_OP] = "op",
+	[HS_CHECK] = "check the other end",
+	[HS_DONE] = "done",
+};
+
+static const char *const fault_names[] = {
+	[HF_NONE] = "no fault",
+	[HF_NOT_INSTALLED] = "not installed (MSG_CTRUNC)",
+	[HF_SHORT] = "message cut",
+	[HF_PAYLOAD] = "payload differs from what was sent",
+	[HF_TIMEOUT] = "timed out waiting",
+	[HF_PEER_STOPPED] = "the other process had stopped",
+	[HF_LABEL] = "label differs from the profile",
+	[HF_TEST] = "the test's own call failed",
+	[HF_HUNG] = "did not exit: killed",
+	[HF_CRASHED] = "killed by signal",
+	[HF_EXIT] = "exited with status",
+};
+
+const char *handoff_how_name(enum handoff_how how)
+{
+	static const char *const names[] = {
+		[HANDOFF_CHANGE] = "change_profile",
+		[HANDOFF_FORK] = "fork",
+		[HANDOFF_PASS] = "SCM_RIGHTS",
+	};
+
+	return how < HANDOFF_COUNT ? names[how] : "?";
+}
+
+const char *handoff_op_name(enum handoff_op op)
+{
+	static const char *const names[] = {
+		[HOP_WRITE] = "write",
+		[HOP_READ] = "read",
+		[HOP_SENDMSG] = "sendmsg",
+		[HOP_RECVMSG] = "recvmsg",
+	};
+
+	return op < HOP_COUNT ? names[op] : "?";
+}
+
+const char *handoff_outcome_str(const struct handoff_outcome *o, char *buf,
+				size_t len)
+{
+	const char *step = o->step <= HS_DONE ? step_names[o->step] : "?";
+	const char *fault = o->fault < HF_COUNT ? fault_names[o->fault] : "?";
+
+	if (o->step == HS_DONE && !o->err && !o->fault)
+		snprintf(buf, len, "done");
+	else if (o->fault == HF_NONE)
+		snprintf(buf, len, "%s: %s (%s)", step,
+			 strerrorname_np(o->err) ?: "no errno", strerror(o->err));
+	else if (o->fault == HF_TEST)
+		snprintf(buf, len, "%s: %s: %s", step, fault,
+			 strerror(o->detail));
+	else if (o->fault >= HF_CRASHED)
+		snprintf(buf, len, "%s: %s %d", step, fault, o->detail);
+	else
+		snprintf(buf, len, "%s: %s", step, fault);
+	return buf;
+}
+
+/* True, with the step and the kernel's errno recorded, when it failed. */
+static bool failed(struct run *r, enum handoff_step where, long ret)
+{
+	if (ret >= 0)
+		return false;
+	r->out->step = where;
+	r->out->err = errno;
+	return true;
+}
+
+/* True, with the step and the test's reason recorded, when !@ok. */
+static bool wrong(struct run *r, enum handoff_step where, bool ok,
+		  enum handoff_fault fault)
+{
+	if (ok)
+		return false;
+	r->out->step = where;
+	r->out->fault = fault;
+	r->out->detail = errno;
+	return true;
+}
+
+static void make_msg(char *buf, enum handoff_op op)
+{
+	memset(buf, 0, MSG_LEN);
+	snprintf(buf, MSG_LEN, "aa_unix_mediation handoff %s",
+		 handoff_op_name(op));
+}
+
+static int confine(struct run *r, enum handoff_step where, const char *profile)
+{
+	int ret;
+
+	if (!profile)
+		return 0;
+	r->out->step = where;
+	ret = aa_confine(profile);
+	if (ret) {
+		r->out->err = -ret;
+		return -1;
+	}
+	return wrong(r, where, !aa_check_label(profile), HF_LABEL) ? -1 : 0;
+}
+
+/*
+ * Waits for @fd to be readable: no setsockopt(SO_RCVTIMEO), which is
+ * itself mediated.
+ */
+static bool readable(struct run *r, enum handoff_step where, int fd)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	int n = poll(&pfd, 1, IO_TIMEOUT_MS);
+
+	return !wrong(r, where, n >= 0, HF_TEST) &&
+	       !wrong(r, where, n > 0, HF_TIMEOUT);
+}
+
+/* Receives one message on @fd (with read() if @use_read) and checks it. */
+static int recv_msg(struct run *r, enum handoff_step where, int fd,
+		    bool use_read, enum handoff_op op)
+{
+	char want[MSG_LEN], got[MSG_LEN + 1];
+	struct iovec iov = { .iov_base = got, .iov_len = sizeof(got) };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	ssize_t n;
+
+	if (!readable(r, where, fd))
+		return -1;
+	n = use_read ? read(fd, got, sizeof(got)) : recvmsg(fd, &msg, 0);
+	if (failed(r, where, n) || wrong(r, where, n == MSG_LEN, HF_SHORT))
+		return -1;
+	make_msg(want, op);
+	return wrong(r, where, !memcmp(want, got, MSG_LEN), HF_PAYLOAD) ? -1 : 0;
+}
+
+static int send_msg(struct run *r, enum handoff_step where, int fd,
+		    bool use_write, enum handoff_op op)
+{
+	char buf[MSG_LEN];
+	struct iovec iov = { .iov_base = buf, .iov_len = MSG_LEN };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	ssize_t n;
+
+	make_msg(buf, op);
+	n = use_write ? write(fd, buf, MSG_LEN) : sendmsg(fd, &msg, 0);
+	if (failed(r, where, n))
+		return -1;
+	return wrong(r, where, n == MSG_LEN, HF_SHORT) ? -1 : 0;
+}
+
+static bool op_reads(enum handoff_op op)
+{
+	return op == HOP_READ || op == HOP_RECVMSG;
+}
+
+/* The operation under the user's label, on end @fd. */
+static int use(struct run *r, int fd)
+{
+	enum handoff_op op = r->h->op;
+
+	r->out->step = HS_OP;
+	if (op_reads(op))
+		return recv_msg(r, HS_OP, fd, op == HOP_READ, op);
+	return send_msg(r, HS_OP, fd, op == HOP_WRITE, op);
+}
+
+/* The creator's end receives what the user's end wrote. */
+static int check(struct run *r, int fd)
+{
+	if (op_reads(r->h->op))
+		return 0;
+	return recv_msg(r, HS_CHECK, fd, false, r->h->op);
+}
+
+/* Records how a child process ended if it did not say where it stopped. */
+static void reap(struct run *r, pid_t pid)
+{
+	int status = aa_reap(pid, EXIT_TIMEOUT_MS);
+
+	if (status < 0) {
+		r->out->fault = HF_HUNG;
+	} else if (WIFSIGNALED(status)) {
+		r->out->fault = HF_CRASHED;
+		r->out->detail = WTERMSIG(status);
+	} else if (WEXITSTATUS(status)) {
+		r->out->fault = HF_EXIT;
+		r->out->detail = WEXITSTATUS(status);
+	}
+}
+
+static int send_fd(struct run *r, int chan, int fd)
+{
+	char data = 'f', cbuf[CMSG_SPACE(sizeof(int))] = { };
+	struct iovec iov = { .iov_base = &data, .iov_len = 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = cbuf,
+		.msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	return failed(r, HS_HANDOFF, sendmsg(chan, &msg, 0)) ? -1 : 0;
+}
+
+/* The descriptor the creator passed, or -1 with the reason recorded. */
+static int recv_fd(struct run *r, int chan)
+{
+	char data, cbuf[CMSG_SPACE(sizeof(int))] = { };
+	struct iovec iov = { .iov_base = &data, .iov_len = 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = cbuf,
+		.msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cm;
+	ssize_t n;
+	int fd;
+
+	r->out->step = HS_RECV_FD;
+	if (!readable(r, HS_RECV_FD, chan))
+		return -1;
+	n = recvmsg(chan, &msg, MSG_CMSG_CLOEXEC);
+	if (failed(r, HS_RECV_FD, n) ||
+	    wrong(r, HS_RECV_FD, n == 1, HF_PEER_STOPPED))
+		return -1;
+	/* A descriptor the receiver may not have is dropped, not refused. */
+	cm = CMSG_FIRSTHDR(&msg);
+	if (wrong(r, HS_RECV_FD, cm && cm->cmsg_type == SCM_RIGHTS &&
+		  cm->cmsg_len == CMSG_LEN(sizeof(int)), HF_NOT_INSTALLED))
+		return -1;
+	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+	return fd;
+}
+
+/* The user's process of HANDOFF_PASS: it receives end 0 and uses it. */
+static void pass_user(struct run *r, int chan)
+{
+	int fd;
+
+	if (confine(r, HS_CONFINE_USER, r->h->user))
+		return;
+	fd = recv_fd(r, chan);
+	if (fd < 0)
+		return;
+	if (!use(r, fd))
+		r->out->step = HS_DONE;
+}
+
+/* Where the user's end goes after seeding; the creator keeps end 1. */
+static int hand_off(struct run *r, struct run *user, int sv[2], int chan)
+{
+	pid_t pid;
+
+	switch (r->h->how) {
+	case HANDOFF_CHANGE:
+		if (confine(user, HS_CONFINE_USER, r->h->user) || use(user, sv[0]))
+			return -1;
+		user->out->step = HS_DONE;
+		return 0;
+	case HANDOFF_FORK:
+		r->out->step = HS_HANDOFF;
+		pid = fork();
+		if (failed(r, HS_HANDOFF, pid))
+			return -1;
+		if (!pid) {
+			close(sv[1]);
+			if (!confine(user, HS_CONFINE_USER, r->h->user) &&
+			    !use(user, sv[0]))
+				user->out->step = HS_DONE;
+			_exit(0);
+		}
+		close(sv[0]);
+		reap(user, pid);
+		return user->out->step == HS_DONE && !user->out->fault ? 0 : -1;
+	default:
+		if (send_fd(r, chan, sv[0]))
+			return -1;
+		close(sv[0]);
+		return 0;
+	}
+}
+
+/*
+ * The creator: confined, it makes the pair, queues a message for a read
+ * op, hands end 0 over and checks on end 1 what the user wrote.
+ */
+static void creator(struct run *r, struct run *user, int chan)
+{
+	int sv[2];
+
+	if (confine(r, HS_CONFINE_CREATOR, r->h->creator))
+		return;
+	r->out->step = HS_CREATE;
+	if (failed(r, HS_CREATE, socketpair(AF_UNIX, r->h->type, 0, sv)))
+		return;
+	if (op_reads(r->h->op) && send_msg(r, HS_SEED, sv[1], false, r->h->op))
+		return;
+	if (hand_off(r, user, sv, chan))
+		return;
+	/* SCM_RIGHTS: the user says when it has used its end, or stops. */
+	if (r->h->how == HANDOFF_PASS && !readable(r, HS_CHECK, chan))
+		return;
+	if (r->h->how == HANDOFF_PASS && user->out->step != HS_DONE)
+		return;
+	r->out->step = HS_CHECK;
+	if (!check(r, sv[1]))
+		r->out->step = HS_DONE;
+}
+
+static bool stopped(const struct handoff_outcome *o)
+{
+	return o->err || o->fault;
+}
+
+/*
+ * The creator stops on its own only before the hand-off or at the check,
+ * and quietly when the user stopped: the first failure is the result.
+ */
+static struct handoff_outcome merge(const struct handoff_outcome o[WHO_COUNT])
+{
+	if (stopped(&o[CREATOR]))
+		return o[CREATOR];
+	if (stopped(&o[USER]) || o[USER].step != HS_DONE)
+		return o[USER];
+	return o[CREATOR];
+}
+
+int handoff_run(const struct handoff *h, struct handoff_outcome *out)
+{
+	struct handoff_outcome *sh;
+	struct run r[WHO_COUNT];
+	int chan[2] = { -1, -1 }, ret = 0;
+	pid_t pid[WHO_COUNT] = { 0, 0 };
+	enum who w;
+
+	sh = mmap(NULL, WHO_COUNT * sizeof(*sh), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (sh == MAP_FAILED)
+		return -errno;
+	for (w = CREATOR; w < WHO_COUNT; w++) {
+		sh[w] = (struct handoff_outcome){ .step = HS_NOT_RUN };
+		r[w] = (struct run){ .h = h, .out = &sh[w] };
+	}
+	/* The channel is created unconfined: passing on it is not checked. */
+	if (h->how == HANDOFF_PASS &&
+	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, chan)) {
+		ret = -errno;
+		goto out;
+	}
+	for (w = CREATOR; w < WHO_COUNT; w++) {
+		if (w == USER && h->how != HANDOFF_PASS)
+			break;
+		pid[w] = fork();
+		if (pid[w] < 0) {
+			ret = -errno;
+			break;
+		}
+		if (pid[w])
+			continue;
+		if (w == CREATOR) {
+			if (chan[1] >= 0)
+				close(chan[1]);
+			creator(&r[CREATOR], &r[USER], chan[0]);
+		} else {
+			close(chan[0]);
+			pass_user(&r[USER], chan[1]);
+			/* Tells the creator the end has been used, or not. */
+			if (write(chan[1], "u", 1) != 1)
+				_exit(1);
+		}
+		_exit(0);
+	}
+	if (chan[0] >= 0) {
+		close(chan[0]);
+		close(chan[1]);
+	}
+	for (w = CREATOR; w < WHO_COUNT; w++) {
+		if (pid[w] > 0)
+			reap(&r[w], pid[w]);
+		else if (pid[w] < 0 && w == USER && pid[CREATOR] > 0)
+			kill(pid[CREATOR], SIGKILL);
+	}
+	*out = merge(sh);
+out:
+	munmap(sh, WHO_COUNT * sizeof(*sh));
+	return ret;
+}

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * An AF_UNIX socketpair created under one AppArmor label and used under
+ * another, as when systemd hands a socket to a daemon that then changes
+ * profile, or D-Bus passes one with SCM_RIGHTS.
+ */
+
+#ifndef _SELFTESTS_APPARMOR_UNIX_HANDOFF_H
+#define _SELFTESTS_APPARMOR_UNIX_HANDOFF_H
+
+#include <stddef.h>
+
+/* How the socket reaches the label that uses it. */
+enum handoff_how {
+	HANDOFF_CHANGE,	/* its creator changes profile, then uses it */
+	HANDOFF_FORK,	/* split by fork(): the child changes profile */
+	HANDOFF_PASS,	/* sent with SCM_RIGHTS to a process under the other */
+	HANDOFF_COUNT,
+};
+
+/* The one operation a run performs under the new label. */
+enum handoff_op {
+	HOP_WRITE,	/* file operations: revalidated by aa_file_perm() */
+	HOP_READ,
+	HOP_SENDMSG,	/* socket operations: the socket hooks decide */
+	HOP_RECVMSG,
+	HOP_COUNT,
+};
+
+enum handoff_step {
+	HS_NOT_RUN,
+	HS_CONFINE_CREATOR,
+	HS_CREATE,		/* socketpair() */
+	HS_SEED,		/* read ops: the creator's end sends one message */
+	HS_HANDOFF,		/* fork(), or sendmsg(SCM_RIGHTS) */
+	HS_CONFINE_USER,
+	HS_RECV_FD,		/* recvmsg(SCM_RIGHTS) under the new label */
+	HS_OP,
+	HS_CHECK,		/* the other end received what was written */
+	HS_DONE,
+};
+
+enum handoff_fault {
+	HF_NONE,		/* done, or the kernel's errno is in @err */
+	HF_NOT_INSTALLED,	/* SCM_RIGHTS: no descriptor, MSG_CTRUNC */
+	HF_SHORT,		/* a message was cut */
+	HF_PAYLOAD,		/* bytes received differ from those sent */
+	HF_TIMEOUT,		/* nothing to read in time */
+	HF_PEER_STOPPED,	/* the other process stopped first */
+	HF_LABEL,		/* the label is not the profile expected */
+	HF_TEST,		/* the test's own call failed (@detail: errno) */
+	HF_HUNG,		/* did not exit in time: killed */
+	HF_CRASHED,		/* killed by signal @detail */
+	HF_EXIT,		/* exited with status @detail */
+	HF_COUNT,
+};
+
+struct handoff {
+	enum handoff_how how;
+	int type;		/* SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET */
+	const char *creator;	/* NULL: created unconfined */
+	const char *user;	/* the profile it is used under */
+	enum handoff_op op;
+};
+
+struct handoff_outcome {
+	enum handoff_step step;	/* where it stopped, HS_DONE if nowhere */
+	int err;		/* the kernel's errno, 0 if none */
+	enum handoff_fault fault;
+	int detail;
+};
+
+/*
+ * Runs @h in child processes: the caller's label is not changed.  Returns
+ * 0 with @out filled, or -errno when the run could not be set up.
+ */
+int handoff_run(const struct handoff *h, struct handoff_outcome *out);
+
+/* "op: EACCES (Permission denied)", "receive fd: not installed", "done". */
+const char *handoff_outcome_str(const struct handoff_outcome *o, char *buf,
+				size_t len);
+const char *handoff_how_name(enum handoff_how how);
+const char *handoff_op_name(enum handoff_op op);
+
+#endif /* _SELFTESTS_APPARMOR_UNIX_HANDOFF_H */
