@@ -786,79 +786,152 @@ static void check_bind_needs_w(struct ctx *c)
 }
 
 /*
- * Sockets that change hands: a socketpair created under one profile and
+ * Sockets that change hands: a pair created under one profile, one end
  * used under another.  What the kernel does (6.17+), and why:
  * - read() and write() under a label not cached on the socket revalidate
- *   it (aa_file_perm()): aa_unix_file_perm() asks the user's label for
- *   send and receive towards the other end's label, and that label for the
- *   same back (xcheck()), whichever the operation, so a lack on either
- *   side denies both.  Receipt with SCM_RIGHTS asks the same, and the
- *   kernel drops a descriptor it denies (MSG_CTRUNC, no errno).
- * - A socket created unconfined is delegated: never revalidated
- *   (__file_is_delegated()).
- * - sendmsg() and recvmsg() skip the file check.  A dgram send, by
- *   write() as by sendmsg(), asks the sender's current label for send and
- *   the receiving end's for receive (unix_may_send): delegation does not
+ *   it (aa_file_perm() -> aa_unix_file_perm()), and so does receipt with
+ *   SCM_RIGHTS, where the kernel drops a descriptor it denies (MSG_CTRUNC,
+ *   no errno).  A socket created unconfined is delegated: never
+ *   revalidated (__file_is_delegated()).
+ * - An end bound to a path is revalidated on its own path, by the request
+ *   alone (file rules, or the coarse rule in the OLD ABI), and its peer is
+ *   not looked at.  An end not on a path whose peer is on one: file rules
+ *   on the peer's path (NEW ABI only; the OLD ABI leaves socket paths to
+ *   network rules).  Two ends not on paths: send and receive both ways,
+ *   the user's label towards the other end's and back (xcheck()),
+ *   whichever the operation, so a lack on either side denies both.
+ * - sendmsg() and recvmsg() skip the file check.  A dgram send, by write()
+ *   as by sendmsg(), asks the sender's current label for send, towards
+ *   the peer's path when it has one (unix_may_send): delegation does not
  *   spare it.  Stream and seqpacket messages and every receive are not
  *   mediated per message.
  */
+enum lack {
+	LACK_NONE,
+	LACK_SEND,
+	LACK_RECEIVE,
+	LACK_OWN_PATH,		/* deny rw on the path of the end used */
+	LACK_PEER_PATH,		/* deny rw on the path of its peer */
+};
+
 struct handoff_case {
 	const char *desc;
+	bool pair, on_path;	/* the shapes it runs on */
 	bool creator_confined;
-	const char *creator_lacks;	/* NULL: every unix permission */
-	const char *user_lacks;
+	enum lack creator, user;
 };
 
+/* clang-format off */
 static const struct handoff_case handoff_cases[] = {
-	{ "both allowed", true, NULL, NULL },
-	{ "user lacks send", true, NULL, "send" },
-	{ "user lacks receive", true, NULL, "receive" },
-	{ "creator lacks send", true, "send", NULL },
-	{ "unconfined creator, user lacks send", false, NULL, "send" },
+	/* desc                     pair   path   confined creator  user */
+	{ "both allowed",           true,  true,  true,  LACK_NONE, LACK_NONE },
+	{ "user lacks send",        true,  true,  true,  LACK_NONE, LACK_SEND },
+	{ "user lacks receive",     true,  true,  true,  LACK_NONE, LACK_RECEIVE },
+	{ "creator lacks send",     true,  false, true,  LACK_SEND, LACK_NONE },
+	{ "unconfined creator, user lacks send",
+				    true,  true,  false, LACK_NONE, LACK_SEND },
+	{ "user denied its own path",
+				    false, true,  true,  LACK_NONE, LACK_OWN_PATH },
+	{ "user denied the peer's path",
+				    false, true,  true,  LACK_NONE, LACK_PEER_PATH },
+	{ "unconfined creator, user denied the peer's path",
+				    false, true,  false, LACK_NONE, LACK_PEER_PATH },
 };
+/* clang-format on */
 
-static bool lacks(const char *perm, const char *what)
+/* Whether revalidating @op's end under the user's label denies it. */
+static bool revalidation_denies(const struct handoff_case *hc,
+				enum aa_abi abi, enum handoff_shape shape,
+				enum handoff_op op)
 {
-	return perm && !strcmp(perm, what);
+	bool new = abi == AA_ABI_NEW;
+
+	if (!hc->creator_confined)
+		return false;
+	switch (shape) {
+	case HSHAPE_PAIR:
+		return hc->creator != LACK_NONE || hc->user == LACK_SEND ||
+		       hc->user == LACK_RECEIVE;
+	case HSHAPE_BOUND:
+		if (new)
+			return hc->user == LACK_OWN_PATH;
+		/* Receipt asks for read and write. */
+		return (op != HOP_READ && hc->user == LACK_SEND) ||
+		       (op != HOP_WRITE && hc->user == LACK_RECEIVE);
+	default:
+		return new && hc->user == LACK_PEER_PATH;
+	}
 }
 
 static struct handoff_outcome handoff_expect(const struct handoff_case *hc,
-					     enum handoff_how how, int type,
-					     enum handoff_op op)
+					     enum aa_abi abi,
+					     const struct handoff *h)
 {
-	bool dgram = type == SOCK_DGRAM;
-	bool file_op = op == HOP_READ || op == HOP_WRITE;
-	bool reads = op == HOP_READ || op == HOP_RECVMSG;
-	bool revalidation_denies = hc->creator_confined &&
-				   (hc->creator_lacks || hc->user_lacks);
+	bool dgram = h->type == SOCK_DGRAM;
+	bool file_op = h->op == HOP_READ || h->op == HOP_WRITE;
+	bool reads = h->op == HOP_READ || h->op == HOP_RECVMSG;
+	/* Receipt revalidates for read and write: asked as a write. */
+	enum handoff_op recv_as = HOP_WRITE;
+	enum lack send_lack = h->shape != HSHAPE_PAIR && abi == AA_ABI_NEW ?
+			      LACK_PEER_PATH : LACK_SEND;
 
 	/* The creator's own dgram send queues what the user will read. */
-	if (reads && dgram && lacks(hc->creator_lacks, "send"))
+	if (reads && dgram && hc->creator == LACK_SEND)
 		return (struct handoff_outcome){ .step = HS_SEED, .err = EACCES };
-	if (how == HANDOFF_PASS && revalidation_denies)
+	if (h->how == HANDOFF_PASS &&
+	    (revalidation_denies(hc, abi, h->shape, recv_as) ||
+	     revalidation_denies(hc, abi, h->shape, HOP_READ)))
 		return (struct handoff_outcome){ .step = HS_RECV_FD,
 						 .fault = HF_NOT_INSTALLED };
-	if (file_op && revalidation_denies)
+	if (file_op && revalidation_denies(hc, abi, h->shape, h->op))
 		return (struct handoff_outcome){ .step = HS_OP, .err = EACCES };
-	if (!reads && dgram && lacks(hc->user_lacks, "send"))
+	if (!reads && dgram && hc->user == send_lack)
 		return (struct handoff_outcome){ .step = HS_OP, .err = EACCES };
 	return (struct handoff_outcome){ .step = HS_DONE };
 }
 
-static void handoff_sub(struct ctx *c, const struct handoff_case *hc)
+/* Rules for @lack; @paths are the ends' socket paths in the run dir. */
+static void lack_rules(struct prof *p, enum aa_abi abi, enum lack lack,
+		       char paths[2][NAME_MAX_LEN])
+{
+	static const char *const perm[] = {
+		[LACK_SEND] = "send",
+		[LACK_RECEIVE] = "receive",
+	};
+
+	lacking(p, abi, lack == LACK_SEND || lack == LACK_RECEIVE ?
+		perm[lack] : NULL);
+	if (lack == LACK_OWN_PATH || lack == LACK_PEER_PATH)
+		add(p, "  deny %s/%s rw,\n", aa_policy_dir(policy),
+		    paths[lack == LACK_OWN_PATH ? 0 : 1]);
+}
+
+static void handoff_sub(struct ctx *c, enum handoff_shape shape,
+			const struct handoff_case *hc)
 {
 	struct __test_metadata *_metadata = c->metadata;
 	const struct variant *v = c->v;
 	struct prof creator = { }, user = { };
-	struct handoff h = { .how = v->how, .type = v->type };
+	char names[2][NAME_MAX_LEN], path[2][PATH_MAX];
+	struct handoff h = {
+		.how = v->how,
+		.shape = shape,
+		.type = v->type,
+		.path = { path[0], path[1] },
+	};
 	struct handoff_outcome want, got;
 	char w[128], g[128];
-	int ret;
+	int i, ret;
 
-	lacking(&creator, v->abi, hc->creator_lacks);
+	run_name(names[0], sizeof(names[0]), "end0");
+	run_name(names[1], sizeof(names[1]), "end1");
+	for (i = 0; i < 2; i++)
+		snprintf(path[i], sizeof(path[i]), "%s/%s",
+			 aa_policy_dir(policy), names[i]);
+	lack_rules(&creator, v->abi, hc->creator, names);
 	/* change_profile writes the task's attr file. */
 	add(&creator, "  /proc/*/attr/{apparmor/,}current w,\n  change_profile,\n");
-	lacking(&user, v->abi, hc->user_lacks);
+	lack_rules(&user, v->abi, hc->user, names);
 	h.creator = hc->creator_confined ? registered(c, &creator) : NULL;
 	h.user = registered(c, &user);
 	if (c->collect) {
@@ -870,13 +943,16 @@ static void handoff_sub(struct ctx *c, const struct handoff_case *hc)
 	ASSERT_FALSE((hc->creator_confined && !h.creator) || !h.user);
 	for (h.op = 0; h.op < HOP_COUNT; h.op++) {
 		ret = handoff_run(&h, &got);
+		unlink(path[0]);
+		unlink(path[1]);
 		ASSERT_EQ(0, ret) {
 			TH_LOG("%s: cannot run: %s", hc->desc, strerror(-ret));
 		}
-		want = handoff_expect(hc, v->how, v->type, h.op);
+		want = handoff_expect(hc, v->abi, &h);
 		EXPECT_TRUE(want.step == got.step && want.err == got.err &&
 			    want.fault == got.fault) {
-			TH_LOG("%s, %s after %s: expected %s, got %s", hc->desc,
+			TH_LOG("%s, %s, %s after %s: expected %s, got %s",
+			       handoff_shape_name(shape), hc->desc,
 			       handoff_op_name(h.op), handoff_how_name(v->how),
 			       handoff_outcome_str(&want, w, sizeof(w)),
 			       handoff_outcome_str(&got, g, sizeof(g)));
@@ -886,10 +962,14 @@ static void handoff_sub(struct ctx *c, const struct handoff_case *hc)
 
 static void check_handoff(struct ctx *c)
 {
+	enum handoff_shape shape;
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(handoff_cases); i++)
-		handoff_sub(c, &handoff_cases[i]);
+	for (shape = 0; shape < HSHAPE_COUNT; shape++)
+		for (i = 0; i < ARRAY_SIZE(handoff_cases); i++)
+			if (shape == HSHAPE_PAIR ? handoff_cases[i].pair :
+			    handoff_cases[i].on_path)
+				handoff_sub(c, shape, &handoff_cases[i]);
 }
 
 static void load_policy(struct __test_metadata *_metadata);

@@ -13,10 +13,12 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <poll.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -42,7 +44,7 @@ struct run {
 static const char *const step_names[] = {
 	[HS_NOT_RUN] = "not run",
 	[HS_CONFINE_CREATOR] = "confine the creator",
-	[HS_CREATE] = "socketpair",
+	[HS_CREATE] = "create the pair",
 	[HS_SEED] = "seed",
 	[HS_HANDOFF] = "hand off",
 	[HS_CONFINE_USER] = "confine the user",
@@ -75,6 +77,17 @@ const char *handoff_how_name(enum handoff_how how)
 	};
 
 	return how < HANDOFF_COUNT ? names[how] : "?";
+}
+
+const char *handoff_shape_name(enum handoff_shape shape)
+{
+	static const char *const names[] = {
+		[HSHAPE_PAIR] = "socketpair",
+		[HSHAPE_BOUND] = "both ends on paths",
+		[HSHAPE_TO_BOUND] = "peer on a path",
+	};
+
+	return shape < HSHAPE_COUNT ? names[shape] : "?";
 }
 
 const char *handoff_op_name(enum handoff_op op)
@@ -290,6 +303,68 @@ static int recv_fd(struct run *r, int chan)
 	return fd;
 }
 
+static socklen_t path_addr(struct sockaddr_un *addr, const char *path)
+{
+	memset(addr, 0, sizeof(*addr));
+	addr->sun_family = AF_UNIX;
+	snprintf(addr->sun_path, sizeof(addr->sun_path), "%s", path);
+	return offsetof(struct sockaddr_un, sun_path) + strlen(addr->sun_path) + 1;
+}
+
+/*
+ * A connected pair whose end 1 is bound to a path, and end 0 too for
+ * HSHAPE_BOUND.  Otherwise a dgram end 0 autobinds (an abstract name), so
+ * that end 1 can connect back to it; a stream end 0 stays unnamed.
+ */
+static int bound_pair(struct run *r, int sv[2])
+{
+	const struct handoff *h = r->h;
+	bool conn = h->type != SOCK_DGRAM;
+	struct sockaddr_un a0, a1;
+	socklen_t l0 = sizeof(sa_family_t), l1;
+	int lfd;
+
+	memset(&a0, 0, sizeof(a0));
+	a0.sun_family = AF_UNIX;
+	if (h->shape == HSHAPE_BOUND)
+		l0 = path_addr(&a0, h->path[0]);
+	l1 = path_addr(&a1, h->path[1]);
+	sv[0] = socket(AF_UNIX, h->type, 0);
+	lfd = socket(AF_UNIX, h->type, 0);
+	if (failed(r, HS_CREATE, sv[0]) || failed(r, HS_CREATE, lfd))
+		return -1;
+	if ((h->shape == HSHAPE_BOUND || !conn) &&
+	    failed(r, HS_CREATE, bind(sv[0], (struct sockaddr *)&a0, l0)))
+		return -1;
+	if (failed(r, HS_CREATE, bind(lfd, (struct sockaddr *)&a1, l1)))
+		return -1;
+	if (!conn) {
+		sv[1] = lfd;
+		l0 = sizeof(a0);
+		return failed(r, HS_CREATE,
+			      connect(sv[0], (struct sockaddr *)&a1, l1)) ||
+		       failed(r, HS_CREATE,
+			      getsockname(sv[0], (struct sockaddr *)&a0, &l0)) ||
+		       failed(r, HS_CREATE,
+			      connect(sv[1], (struct sockaddr *)&a0, l0)) ? -1 : 0;
+	}
+	if (failed(r, HS_CREATE, listen(lfd, 1)) ||
+	    failed(r, HS_CREATE, connect(sv[0], (struct sockaddr *)&a1, l1)))
+		return -1;
+	sv[1] = accept(lfd, NULL, NULL);
+	close(lfd);
+	return failed(r, HS_CREATE, sv[1]) ? -1 : 0;
+}
+
+static int make_pair(struct run *r, int sv[2])
+{
+	r->out->step = HS_CREATE;
+	if (r->h->shape != HSHAPE_PAIR)
+		return bound_pair(r, sv);
+	return failed(r, HS_CREATE, socketpair(AF_UNIX, r->h->type, 0, sv)) ?
+	       -1 : 0;
+}
+
 /* The user's process of HANDOFF_PASS: it receives end 0 and uses it. */
 static void pass_user(struct run *r, int chan)
 {
@@ -348,8 +423,7 @@ static void creator(struct run *r, struct run *user, int chan)
 
 	if (confine(r, HS_CONFINE_CREATOR, r->h->creator))
 		return;
-	r->out->step = HS_CREATE;
-	if (failed(r, HS_CREATE, socketpair(AF_UNIX, r->h->type, 0, sv)))
+	if (make_pair(r, sv))
 		return;
 	if (op_reads(r->h->op) && send_msg(r, HS_SEED, sv[1], false, r->h->op))
 		return;

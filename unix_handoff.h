@@ -18,6 +18,14 @@ enum handoff_how {
 	HANDOFF_COUNT,
 };
 
+/* The pair: how its ends are named decides which rules revalidate it. */
+enum handoff_shape {
+	HSHAPE_PAIR,		/* socketpair(): unnamed ends */
+	HSHAPE_BOUND,		/* both ends bound to paths, connected */
+	HSHAPE_TO_BOUND,	/* an end not on a path, its peer bound to one */
+	HSHAPE_COUNT,
+};
+
 /* The one operation a run performs under the new label. */
 enum handoff_op {
 	HOP_WRITE,	/* file operations: revalidated by aa_file_perm() */
@@ -30,7 +38,7 @@ enum handoff_op {
 enum handoff_step {
 	HS_NOT_RUN,
 	HS_CONFINE_CREATOR,
-	HS_CREATE,		/* socketpair() */
+	HS_CREATE,		/* socketpair(), or bind and connect */
 	HS_SEED,		/* read ops: the creator's end sends one message */
 	HS_HANDOFF,		/* fork(), or sendmsg(SCM_RIGHTS) */
 	HS_CONFINE_USER,
@@ -57,7 +65,10 @@ enum handoff_fault {
 
 struct handoff {
 	enum handoff_how how;
+	enum handoff_shape shape;
 	int type;		/* SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET */
+	/* Bound shapes: where end 0 (if bound) and end 1 are bound. */
+	const char *path[2];
 	const char *creator;	/* NULL: created unconfined */
 	const char *user;	/* the profile it is used under */
 	enum handoff_op op;
@@ -81,5 +92,6 @@ const char *handoff_outcome_str(const struct handoff_outcome *o, char *buf,
 				size_t len);
 const char *handoff_how_name(enum handoff_how how);
 const char *handoff_op_name(enum handoff_op op);
+const char *handoff_shape_name(enum handoff_shape shape);
 
 #endif /* _SELFTESTS_APPARMOR_UNIX_HANDOFF_H */
