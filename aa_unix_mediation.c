@@ -375,9 +375,12 @@ static void expect_outcome(struct __test_metadata *_metadata, const char *desc,
 	}
 }
 
-/* Runs one conversation; @srv or @cli NULL runs that side unconfined. */
-static void sub(struct ctx *c, const char *desc, const struct prof *srv,
-		const struct prof *cli, struct expect exp)
+/*
+ * Runs one conversation between tasks labelled @srv and @cli (NULL:
+ * unconfined); in collect mode, nothing.
+ */
+static void sub_labels(struct ctx *c, const char *desc, const char *srv,
+		       const char *cli, struct expect exp)
 {
 	struct __test_metadata *_metadata = c->metadata;
 	const struct variant *v = c->v;
@@ -388,21 +391,16 @@ static void sub(struct ctx *c, const char *desc, const struct prof *srv,
 		.type = v->type,
 		.dir = aa_policy_dir(policy),
 		.name = name,
+		.profile = { srv, cli },
 		/* Before 6.17, AppArmor did not label unix socket peers. */
 		.peer_labels = env.have_v9_unix,
 	};
 	enum side s;
 	int ret;
 
-	sc.profile[SERVER] = registered(c, srv);
-	sc.profile[CLIENT] = registered(c, cli);
-	if (c->collect) {
-		if ((srv && !sc.profile[SERVER]) || (cli && !sc.profile[CLIENT]))
-			ksft_exit_fail_msg("cannot register more profiles\n");
+	if (c->collect)
 		return;
-	}
 	c->subs++;
-	ASSERT_FALSE((srv && !sc.profile[SERVER]) || (cli && !sc.profile[CLIENT]));
 	sock_name(name, sizeof(name));
 
 	ret = scenario_run(&sc, res);
@@ -425,6 +423,22 @@ static void sub(struct ctx *c, const char *desc, const struct prof *srv,
 	for (s = SERVER; s < SIDE_COUNT; s++)
 		if (s != SERVER || v->kind != KIND_UNNAMED)
 			expect_outcome(_metadata, desc, s, want[s], &res[s]);
+}
+
+/* Runs one conversation; @srv or @cli NULL runs that side unconfined. */
+static void sub(struct ctx *c, const char *desc, const struct prof *srv,
+		const struct prof *cli, struct expect exp)
+{
+	struct __test_metadata *_metadata = c->metadata;
+	const char *label[SIDE_COUNT] = { registered(c, srv), registered(c, cli) };
+
+	if (c->collect) {
+		if ((srv && !label[SERVER]) || (cli && !label[CLIENT]))
+			ksft_exit_fail_msg("cannot register more profiles\n");
+		return;
+	}
+	ASSERT_FALSE((srv && !label[SERVER]) || (cli && !label[CLIENT]));
+	sub_labels(c, desc, label[SERVER], label[CLIENT], exp);
 }
 
 /* Both sides allowed everything, and the labels are what we loaded. */
@@ -684,6 +698,101 @@ static void check_rule_peer_addr(struct ctx *c)
 	    all_ok);
 	sub(c, "peer addr differs, a file rule denies the path", &full,
 	    &fs_deny, denied(CLIENT, conn ? STEP_CONNECT : STEP_SENDTO));
+}
+
+/*
+ * The label "A//&B" of profiles @a and @b, registered; NULL if one is not.
+ * The kernel orders a stack's profiles by name, as we write it here.
+ */
+static const char *stack_of(struct ctx *c, const struct prof *a,
+			    const struct prof *b, char *buf, size_t len)
+{
+	const char *na = registered(c, a), *nb = registered(c, b);
+
+	if (!na || !nb)
+		return NULL;
+	if (strcmp(na, nb) > 0)
+		snprintf(buf, len, "%s//&%s", nb, na);
+	else
+		snprintf(buf, len, "%s//&%s", na, nb);
+	return buf;
+}
+
+/*
+ * Stacked labels: every profile of the stack must allow, so a stack with
+ * one profile lacking a permission stops where that profile alone would,
+ * whether it comes first or last in the stack.
+ */
+static void check_stacked(struct ctx *c)
+{
+	static const char *const perms[] = { "create", "connect", "send",
+					     "receive" };
+	const struct variant *v = c->v;
+	const char *abi = v->abi == AA_ABI_NEW ? "new" : "old";
+	struct prof full = { }, less = { };
+	char fname[32], lname[32], label[2 * NAME_MAX_LEN + 4], desc[96];
+	const char *stack, *single;
+	enum side who;
+	size_t i;
+	int first;
+
+	/* Names are global: one set per ABI. */
+	snprintf(fname, sizeof(fname), "stack2_full_%s", abi);
+	full.name = fname;
+	lacking(&full, v->abi, NULL);
+	single = registered(c, &full);
+	for (i = 0; i < ARRAY_SIZE(perms); i++) {
+		for (first = 1; first >= 0; first--) {
+			snprintf(lname, sizeof(lname), "stack%d_no_%s_%s",
+				 first ? 1 : 3, perms[i], abi);
+			less.name = lname;
+			lacking(&less, v->abi, perms[i]);
+			stack = stack_of(c, &less, &full, label, sizeof(label));
+			if (!stack || !single)
+				ksft_exit_fail_msg("cannot register more profiles\n");
+			for (who = first_side(v); who < SIDE_COUNT; who++) {
+				snprintf(desc, sizeof(desc),
+					 "%s stacked with a profile without %s (%s)",
+					 side_name(who), perms[i],
+					 first ? "first" : "last");
+				sub_labels(c, desc, who == SERVER ? stack : single,
+					   who == CLIENT ? stack : single,
+					   missing_perm(v, who, perms[i]));
+			}
+		}
+	}
+}
+
+/*
+ * peer=(label=...) against a stacked server: each profile of the peer's
+ * stack is matched on its own, so a rule naming only one of them does
+ * not match the stack, and one naming both does.
+ */
+static void check_stacked_peer(struct ctx *c)
+{
+	struct prof a = { .name = "speer_a" }, b = { .name = "speer_b" };
+	struct prof one = { }, both = { };
+	const char *to_both, *to_one;
+	char label[2 * NAME_MAX_LEN + 4], na[NAME_MAX_LEN], glob[NAME_MAX_LEN];
+	const char *stack;
+
+	run_name(na, sizeof(na), a.name);
+	run_name(glob, sizeof(glob), "speer_*");
+	rules(&a, "  unix,\n");
+	rules(&b, "  unix,\n");
+	rules(&one, "%s  unix (connect, send, receive) peer=(label=%s),\n",
+	      peer_local, na);
+	rules(&both, "%s  unix (connect, send, receive) peer=(label=%s),\n",
+	      peer_local, glob);
+	stack = stack_of(c, &a, &b, label, sizeof(label));
+	to_both = registered(c, &both);
+	to_one = registered(c, &one);
+	if (!stack || !to_both || !to_one)
+		ksft_exit_fail_msg("cannot register more profiles\n");
+	sub_labels(c, "peer rule matches every profile of the stack", stack,
+		   to_both, all_ok);
+	sub_labels(c, "peer rule matches one profile of the stack", stack,
+		   to_one, peer_mismatch(c->v));
 }
 
 static void check_unconfined(struct ctx *c)
@@ -1172,6 +1281,30 @@ TEST_F(af_unix, new_abi_rule_peer_addr)
 		  AA_ABI_NEW, true, check_rule_peer_addr);
 }
 
+TEST_F(af_unix, old_abi_stacked)
+{
+	run_check(_metadata, variant->kind, variant->type,
+		  AA_ABI_OLD, true, check_stacked);
+}
+
+TEST_F(af_unix, new_abi_stacked)
+{
+	run_check(_metadata, variant->kind, variant->type,
+		  AA_ABI_NEW, true, check_stacked);
+}
+
+static void stacked_peer_types(struct ctx *c)
+{
+	each_type(c, KIND_ABSTRACT, check_stacked_peer);
+}
+
+/* A socketpair's peer is the process itself: abstract sockets here. */
+TEST(new_abi_stacked_peer_label)
+{
+	run_check(_metadata, KIND_ABSTRACT, SOCK_STREAM,
+		  AA_ABI_NEW, true, stacked_peer_types);
+}
+
 /*
  * Commit 6456ccbd2ff7 ("apparmor: fix regression in fs based unix sockets
  * when using old abi"), v6.17-rc1: each check picks its own socket kinds.
@@ -1299,14 +1432,15 @@ TEST_F(handoff, new_abi)
 static check_fn *const old_checks[] = {
 	check_allow_all, check_each_permission, check_rule_type,
 	check_file_deny, check_receiver_at_send, check_bind_needs_w,
-	check_one_side_unconfined, check_handoff,
+	check_one_side_unconfined, check_handoff, check_stacked,
 };
 
 static check_fn *const new_checks[] = {
 	check_allow_all, check_each_permission, check_rule_type,
 	check_rule_addr, check_rule_peer_label, check_rule_peer_addr,
 	check_file_deny, check_receiver_at_send, check_bind_needs_w,
-	check_one_side_unconfined, check_handoff,
+	check_one_side_unconfined, check_handoff, check_stacked,
+	check_stacked_peer,
 };
 
 /* Runs every check in collect mode: the profiles it needs, once each. */
