@@ -1081,6 +1081,97 @@ static void check_handoff(struct ctx *c)
 				handoff_sub(c, shape, &handoff_cases[i]);
 }
 
+/*
+ * Profile replacement while connected: a socketpair in use under profile
+ * R, then R replaced by a version lacking send or receive, then the same
+ * operation again.  What the kernel does (7.2), and why:
+ * - A dgram send checks the sending task's label, which is R's newest
+ *   version: without send, it is refused.
+ * - The receiving end is checked with the label stored on its socket when
+ *   it was created (apparmor_unix_may_send() uses peer_ctx->label, not its
+ *   newest version): the old R still allows receive, so the send goes on.
+ * - Stream and seqpacket messages are not mediated per message, and a
+ *   write() revalidated against the replaced profile is not revoked: the
+ *   file was allowed under R, and R's newest version is a subset of the
+ *   task's label (__file_sock_perm()).
+ */
+static int replace_with(void *blob)
+{
+	return aa_policy_replace(policy, blob);
+}
+
+static void replaced_prof(struct prof *r, enum aa_abi abi, char *name,
+			  size_t len)
+{
+	snprintf(name, len, "replaced_%s", abi == AA_ABI_NEW ? "new" : "old");
+	r->name = name;
+	lacking(r, abi, NULL);
+}
+
+static void check_replaced(struct ctx *c)
+{
+	static const char *const lacks[] = { "send", "receive" };
+	static const int types[] = { SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET };
+	struct __test_metadata *_metadata = c->metadata;
+	const struct variant *v = c->v;
+	struct prof r = { }, strict = { };
+	static const enum handoff_op ops[] = { HOP_WRITE, HOP_SENDMSG };
+	char name[32], blob[2][64], restore[64], err[4096], g[128];
+	struct handoff h = { .how = HANDOFF_REPLACE, .replace = replace_with };
+	struct handoff_outcome got;
+	size_t i, t, o;
+	bool denied;
+	int ret;
+
+	replaced_prof(&r, v->abi, name, sizeof(name));
+	h.creator = registered(c, &r);
+	if (c->collect) {
+		if (!h.creator)
+			ksft_exit_fail_msg("cannot register more profiles\n");
+		return;
+	}
+	ASSERT_NE(NULL, h.creator);
+	/* Compiled once; replacing is then a write to .replace. */
+	snprintf(restore, sizeof(restore), "%s.bin", name);
+	ret = aa_policy_compile(policy, env.parser, v->abi, h.creator, r.text,
+				restore, err, sizeof(err));
+	ASSERT_EQ(0, ret) TH_LOG("compiling %s: %s", name, err);
+	for (i = 0; i < ARRAY_SIZE(lacks); i++) {
+		lacking(&strict, v->abi, lacks[i]);
+		snprintf(blob[i], sizeof(blob[i]), "%s-no-%s.bin", name, lacks[i]);
+		ret = aa_policy_compile(policy, env.parser, v->abi, h.creator,
+					strict.text, blob[i], err, sizeof(err));
+		ASSERT_EQ(0, ret) TH_LOG("compiling %s: %s", blob[i], err);
+	}
+	for (i = 0; i < ARRAY_SIZE(lacks); i++) {
+		h.arg = blob[i];
+		for (t = 0; t < ARRAY_SIZE(types); t++) {
+			h.type = types[t];
+			for (o = 0; o < ARRAY_SIZE(ops); o++) {
+				h.op = ops[o];
+				ret = aa_policy_replace(policy, restore);
+				ASSERT_EQ(0, ret) TH_LOG("restoring %s: %s",
+							 name, strerror(-ret));
+				c->subs++;
+				ret = handoff_run(&h, &got);
+				ASSERT_EQ(0, ret) TH_LOG("replacing %s: %s",
+							 name, strerror(-ret));
+				denied = h.type == SOCK_DGRAM && !strcmp(lacks[i], "send");
+				EXPECT_TRUE(got.step == (denied ? HS_OP : HS_DONE) &&
+					    got.err == (denied ? EACCES : 0) &&
+					    !got.fault)
+					TH_LOG("%s %s after a replacement without %s: expected %s, got %s",
+					       type_name(h.type),
+					       handoff_op_name(h.op), lacks[i],
+					       denied ? "op: EACCES" : "done",
+					       handoff_outcome_str(&got, g, sizeof(g)));
+			}
+		}
+	}
+	ret = aa_policy_replace(policy, restore);
+	ASSERT_EQ(0, ret) TH_LOG("restoring %s: %s", name, strerror(-ret));
+}
+
 static void load_policy(struct __test_metadata *_metadata);
 
 /* SKIPs, with the reason, what this system cannot run. */
@@ -1305,6 +1396,24 @@ TEST(new_abi_stacked_peer_label)
 		  AA_ABI_NEW, true, stacked_peer_types);
 }
 
+static void run_replaced(struct __test_metadata *_metadata, enum aa_abi abi)
+{
+	if (env.enabled && !env.have_v9_unix)
+		SKIP(return, "%s",
+		     "kernel without AppArmor network_v9/af_unix (6.17+): dgram sends checked against the replaced profile");
+	run_check(_metadata, KIND_UNNAMED, SOCK_DGRAM, abi, true, check_replaced);
+}
+
+TEST(old_abi_replaced_while_connected)
+{
+	run_replaced(_metadata, AA_ABI_OLD);
+}
+
+TEST(new_abi_replaced_while_connected)
+{
+	run_replaced(_metadata, AA_ABI_NEW);
+}
+
 /*
  * Commit 6456ccbd2ff7 ("apparmor: fix regression in fs based unix sockets
  * when using old abi"), v6.17-rc1: each check picks its own socket kinds.
@@ -1433,6 +1542,7 @@ static check_fn *const old_checks[] = {
 	check_allow_all, check_each_permission, check_rule_type,
 	check_file_deny, check_receiver_at_send, check_bind_needs_w,
 	check_one_side_unconfined, check_handoff, check_stacked,
+	check_replaced,
 };
 
 static check_fn *const new_checks[] = {
@@ -1440,7 +1550,7 @@ static check_fn *const new_checks[] = {
 	check_rule_addr, check_rule_peer_label, check_rule_peer_addr,
 	check_file_deny, check_receiver_at_send, check_bind_needs_w,
 	check_one_side_unconfined, check_handoff, check_stacked,
-	check_stacked_peer,
+	check_stacked_peer, check_replaced,
 };
 
 /* Runs every check in collect mode: the profiles it needs, once each. */

@@ -210,28 +210,13 @@ static int write_owner(struct aa_policy *pol)
 	return (size_t)n == len ? 0 : -EIO;
 }
 
-/* The policy file of one ABI: the profiles not loaded yet. */
-static int write_policy(struct aa_policy *pol, enum aa_abi abi,
-			const char *file)
+/* Writes @text to @file in the run directory, replacing it. */
+static int write_text(struct aa_policy *pol, const char *file,
+		      const char *text, size_t len)
 {
-	char *text = NULL;
-	size_t len = 0;
 	ssize_t n;
-	FILE *f;
-	int fd, i;
+	int fd;
 
-	f = open_memstream(&text, &len);
-	if (!f)
-		return -errno;
-	fprintf(f, "%s\n", abi_rule[abi]);
-	for (i = 0; i < pol->count; i++) {
-		const struct profile *p = &pol->prof[i];
-
-		if (p->abi == abi && !p->loaded)
-			fprintf(f, "profile %s {\n%s}\n", p->name, p->rules);
-	}
-	if (fclose(f))
-		return -ENOMEM;
 	unlinkat(pol->dirfd, file, 0);
 	fd = openat(pol->dirfd, file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
 		    O_CLOEXEC, 0600);
@@ -240,10 +225,40 @@ static int write_policy(struct aa_policy *pol, enum aa_abi abi,
 		n = -errno;
 	if (fd >= 0 && close(fd) && n >= 0)
 		n = -errno;
-	free(text);
 	if (n < 0)
 		return n;
 	return (size_t)n == len ? 0 : -EIO;
+}
+
+/*
+ * The policy file of one ABI: the profiles not loaded yet, or only the
+ * one named @only with @rules.
+ */
+static int write_policy(struct aa_policy *pol, enum aa_abi abi,
+			const char *file, const char *only, const char *rules)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+	int i, ret;
+
+	f = open_memstream(&text, &len);
+	if (!f)
+		return -errno;
+	fprintf(f, "%s\n", abi_rule[abi]);
+	for (i = 0; i < pol->count && !only; i++) {
+		const struct profile *p = &pol->prof[i];
+
+		if (p->abi == abi && !p->loaded)
+			fprintf(f, "profile %s {\n%s}\n", p->name, p->rules);
+	}
+	if (only)
+		fprintf(f, "profile %s {\n%s}\n", only, rules);
+	if (fclose(f))
+		return -ENOMEM;
+	ret = write_text(pol, file, text, len);
+	free(text);
+	return ret;
 }
 
 int aa_policy_load(struct aa_policy *pol, const char *parser,
@@ -266,7 +281,7 @@ int aa_policy_load(struct aa_policy *pol, const char *parser,
 	for (abi = 0; abi < AA_ABI_COUNT; abi++) {
 		if (!abis[abi])
 			continue;
-		ret = write_policy(pol, abi, files[abi]);
+		ret = write_policy(pol, abi, files[abi], NULL, NULL);
 		if (ret) {
 			snprintf(err, errlen, "%s/%s: %s", pol->dir,
 				 files[abi], strerror(-ret));
@@ -284,6 +299,66 @@ int aa_policy_load(struct aa_policy *pol, const char *parser,
 		if (abis[pol->prof[i].abi])
 			pol->prof[i].loaded = true;
 	return 0;
+}
+
+static bool registered_name(const struct aa_policy *pol, const char *name)
+{
+	int i;
+
+	for (i = 0; i < pol->count; i++)
+		if (!strcmp(pol->prof[i].name, name))
+			return true;
+	return false;
+}
+
+int aa_policy_compile(struct aa_policy *pol, const char *parser,
+		      enum aa_abi abi, const char *name, const char *rules,
+		      const char *file, char *err, size_t errlen)
+{
+	char src[PATH_MAX + 8], out[PATH_MAX + 8];
+	char *argv[] = { (char *)parser, "-Q", "-K", "-o", out, src, NULL };
+	int ret;
+
+	/* Only what aa_policy_free() removes may be loaded. */
+	if (!registered_name(pol, name)) {
+		snprintf(err, errlen, "%s: not a registered profile", name);
+		return -ENOENT;
+	}
+	snprintf(src, sizeof(src), "%s/%s.src", pol->dir, file);
+	snprintf(out, sizeof(out), "%s/%s", pol->dir, file);
+	ret = write_policy(pol, abi, strrchr(src, '/') + 1, name, rules);
+	if (ret) {
+		snprintf(err, errlen, "%s: %s", src, strerror(-ret));
+		return ret;
+	}
+	ret = aa_run_capture(argv, err, errlen);
+	return ret < 0 ? ret : ret ? -EINVAL : 0;
+}
+
+int aa_policy_replace(struct aa_policy *pol, const char *file)
+{
+	char blob[64 * 1024];
+	ssize_t len, n;
+	int fd;
+
+	fd = openat(pol->dirfd, file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	len = read(fd, blob, sizeof(blob));
+	n = len < 0 ? -errno : 0;
+	close(fd);
+	if (n)
+		return n;
+	if (len == (ssize_t)sizeof(blob))
+		return -EFBIG;
+	fd = open(AA_SECURITYFS "/.replace", O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	/* The kernel takes a policy blob in one write. */
+	n = write(fd, blob, len);
+	n = n < 0 ? -errno : n == len ? 0 : -EIO;
+	close(fd);
+	return n;
 }
 
 static void remove_profile(const char *name)

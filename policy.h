@@ -67,6 +67,21 @@ int aa_policy_count(const struct aa_policy *pol);
 int aa_policy_load(struct aa_policy *pol, const char *parser,
 		   const bool abis[AA_ABI_COUNT], char *err, size_t errlen);
 
+/*
+ * Compiles @rules as the registered profile @name (its full name) of @abi
+ * into the binary @file of the run directory, without loading it.
+ * Returns 0, or -errno with the reason in @err.
+ */
+int aa_policy_compile(struct aa_policy *pol, const char *parser,
+		      enum aa_abi abi, const char *name, const char *rules,
+		      const char *file, char *err, size_t errlen);
+
+/*
+ * Replaces the loaded profile with the binary @file that
+ * aa_policy_compile() made: one write, no parser run.  0 or -errno.
+ */
+int aa_policy_replace(struct aa_policy *pol, const char *file);
+
 /* Removes what dead runs of @prefix left in /tmp and in the kernel. */
 void aa_cleanup_stale(const char *prefix);
 

@@ -13,6 +13,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <poll.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -46,6 +47,7 @@ static const char *const step_names[] = {
 	[HS_CONFINE_CREATOR] = "confine the creator",
 	[HS_CREATE] = "create the pair",
 	[HS_SEED] = "seed",
+	[HS_BEFORE] = "op before the replacement",
 	[HS_HANDOFF] = "hand off",
 	[HS_CONFINE_USER] = "confine the user",
 	[HS_RECV_FD] = "receive fd",
@@ -74,6 +76,7 @@ const char *handoff_how_name(enum handoff_how how)
 		[HANDOFF_CHANGE] = "change_profile",
 		[HANDOFF_FORK] = "fork",
 		[HANDOFF_PASS] = "SCM_RIGHTS",
+		[HANDOFF_REPLACE] = "profile replacement",
 	};
 
 	return how < HANDOFF_COUNT ? names[how] : "?";
@@ -218,23 +221,63 @@ static bool op_reads(enum handoff_op op)
 	return op == HOP_READ || op == HOP_RECVMSG;
 }
 
-/* The operation under the user's label, on end @fd. */
-static int use(struct run *r, int fd)
+/* The operation on end @fd, recorded as step @at. */
+static int use_at(struct run *r, enum handoff_step at, int fd)
 {
 	enum handoff_op op = r->h->op;
 
-	r->out->step = HS_OP;
+	r->out->step = at;
 	if (op_reads(op))
-		return recv_msg(r, HS_OP, fd, op == HOP_READ, op);
-	return send_msg(r, HS_OP, fd, op == HOP_WRITE, op);
+		return recv_msg(r, at, fd, op == HOP_READ, op);
+	return send_msg(r, at, fd, op == HOP_WRITE, op);
+}
+
+static int use(struct run *r, int fd)
+{
+	return use_at(r, HS_OP, fd);
 }
 
 /* The creator's end receives what the user's end wrote. */
-static int check(struct run *r, int fd)
+static int check_at(struct run *r, enum handoff_step at, int fd)
 {
 	if (op_reads(r->h->op))
 		return 0;
-	return recv_msg(r, HS_CHECK, fd, false, r->h->op);
+	return recv_msg(r, at, fd, false, r->h->op);
+}
+
+static int check(struct run *r, int fd)
+{
+	return check_at(r, HS_CHECK, fd);
+}
+
+/* Asks the caller to replace our profile, and waits until it has. */
+static int await_replace(struct run *r, int chan)
+{
+	char c = 0;
+
+	r->out->step = HS_HANDOFF;
+	if (wrong(r, HS_HANDOFF, write(chan, "r", 1) == 1, HF_TEST) ||
+	    !readable(r, HS_HANDOFF, chan))
+		return -1;
+	return wrong(r, HS_HANDOFF, read(chan, &c, 1) == 1 && c == 'g',
+		     HF_PEER_STOPPED) ? -1 : 0;
+}
+
+/* The caller's side of await_replace(): 0, or why it could not. */
+static int replace_for(const struct handoff *h, int chan)
+{
+	struct pollfd pfd = { .fd = chan, .events = POLLIN };
+	char c = 0;
+	int ret;
+
+	/* The creator stopped before its first op: nothing to replace. */
+	if (poll(&pfd, 1, EXIT_TIMEOUT_MS) != 1 || read(chan, &c, 1) != 1 ||
+	    c != 'r')
+		return 0;
+	ret = h->replace(h->arg);
+	if (!ret && write(chan, "g", 1) != 1)
+		ret = -errno;
+	return ret;
 }
 
 /* Records how a child process ended if it did not say where it stopped. */
@@ -405,6 +448,14 @@ static int hand_off(struct run *r, struct run *user, int sv[2], int chan)
 		close(sv[0]);
 		reap(user, pid);
 		return user->out->step == HS_DONE && !user->out->fault ? 0 : -1;
+	case HANDOFF_REPLACE:
+		/* The pair is in use before the profile is replaced. */
+		if (use_at(r, HS_BEFORE, sv[0]) ||
+		    check_at(r, HS_BEFORE, sv[1]) || await_replace(r, chan) ||
+		    use(user, sv[0]))
+			return -1;
+		user->out->step = HS_DONE;
+		return 0;
 	default:
 		if (send_fd(r, chan, sv[0]))
 			return -1;
@@ -473,8 +524,11 @@ int handoff_run(const struct handoff *h, struct handoff_outcome *out)
 		sh[w] = (struct handoff_outcome){ .step = HS_NOT_RUN };
 		r[w] = (struct run){ .h = h, .out = &sh[w] };
 	}
-	/* The channel is created unconfined: passing on it is not checked. */
-	if (h->how == HANDOFF_PASS &&
+	/*
+	 * The channel is created unconfined: passing on it is not checked,
+	 * nor are the messages of a replacement.
+	 */
+	if ((h->how == HANDOFF_PASS || h->how == HANDOFF_REPLACE) &&
 	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, chan)) {
 		ret = -errno;
 		goto out;
@@ -501,6 +555,11 @@ int handoff_run(const struct handoff *h, struct handoff_outcome *out)
 				_exit(1);
 		}
 		_exit(0);
+	}
+	if (h->how == HANDOFF_REPLACE && pid[CREATOR] > 0) {
+		ret = replace_for(h, chan[1]);
+		if (ret)
+			kill(pid[CREATOR], SIGKILL);
 	}
 	if (chan[0] >= 0) {
 		close(chan[0]);

@@ -15,6 +15,7 @@ enum handoff_how {
 	HANDOFF_CHANGE,	/* its creator changes profile, then uses it */
 	HANDOFF_FORK,	/* split by fork(): the child changes profile */
 	HANDOFF_PASS,	/* sent with SCM_RIGHTS to a process under the other */
+	HANDOFF_REPLACE, /* in use when its creator's profile is replaced */
 	HANDOFF_COUNT,
 };
 
@@ -40,7 +41,8 @@ enum handoff_step {
 	HS_CONFINE_CREATOR,
 	HS_CREATE,		/* socketpair(), or bind and connect */
 	HS_SEED,		/* read ops: the creator's end sends one message */
-	HS_HANDOFF,		/* fork(), or sendmsg(SCM_RIGHTS) */
+	HS_BEFORE,		/* replace: the op, before the replacement */
+	HS_HANDOFF,		/* fork(), sendmsg(SCM_RIGHTS), or replace */
 	HS_CONFINE_USER,
 	HS_RECV_FD,		/* recvmsg(SCM_RIGHTS) under the new label */
 	HS_OP,
@@ -72,6 +74,9 @@ struct handoff {
 	const char *creator;	/* NULL: created unconfined */
 	const char *user;	/* the profile it is used under */
 	enum handoff_op op;
+	/* HANDOFF_REPLACE: replaces the creator's profile; 0 or -errno. */
+	int (*replace)(void *arg);
+	void *arg;
 };
 
 struct handoff_outcome {
