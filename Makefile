@@ -36,7 +36,7 @@ TEST_PROGS_EXTENDED += run_perf.sh aba_report.sh perf_report.py
 include ../lib.mk
 
 $(OUTPUT)/aa_unix_mediation: aa_unix_mediation.c common.c policy.c unix_scenario.c \
-	unix_handoff.c
+	unix_handoff.c audit_log.c
 $(OUTPUT)/aa_unix_mediation: CFLAGS += $(APPARMOR_CFLAGS)
 $(OUTPUT)/aa_unix_mediation: LDLIBS += $(APPARMOR_LIBS)
 

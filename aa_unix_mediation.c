@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
+#include "audit_log.h"
 #include "common.h"
 #include "policy.h"
 #include "unix_handoff.h"
@@ -328,6 +329,7 @@ struct ctx {
 	bool collect;
 	struct __test_metadata *metadata;
 	int subs;
+	bool complain[SIDE_COUNT];	/* the side's profile is in complain mode */
 };
 
 typedef void check_fn(struct ctx *c);
@@ -394,6 +396,7 @@ static void sub_labels(struct ctx *c, const char *desc, const char *srv,
 		.profile = { srv, cli },
 		/* Before 6.17, AppArmor did not label unix socket peers. */
 		.peer_labels = env.have_v9_unix,
+		.complain = { c->complain[SERVER], c->complain[CLIENT] },
 	};
 	enum side s;
 	int ret;
@@ -1172,6 +1175,148 @@ static void check_replaced(struct ctx *c)
 	ASSERT_EQ(0, ret) TH_LOG("restoring %s: %s", name, strerror(-ret));
 }
 
+/*
+ * Denials are audited, and complain mode allows and logs what enforce
+ * mode denies.  The client's profile lacks one permission without a deny
+ * rule (explicit denials are not audited); the record read back from the
+ * audit log names the operation, the profile, the socket and the peer.
+ */
+struct audit_case {
+	int type;
+	const char *perm;	/* the client lacks it */
+	const char *op;		/* operation= of the record */
+	const char *requested;	/* requested_mask= */
+	enum step stop;		/* where enforce mode stops the client */
+};
+
+/* 6.17+: a stream connect asks for send and receive with connect. */
+static const struct audit_case audit_cases[] = {
+	{ SOCK_DGRAM, "send", "sendmsg", "send", STEP_SENDTO },
+	{ SOCK_STREAM, "connect", "connect", "send receive connect",
+	  STEP_CONNECT },
+};
+
+#define AUDIT_WAIT_MS 5000
+
+static void expect_field(struct __test_metadata *_metadata, const char *rec,
+			 const char *key, const char *want)
+{
+	char got[256];
+
+	EXPECT_TRUE(audit_field(rec, key, got, sizeof(got)) &&
+		    !strcmp(got, want)) {
+		TH_LOG("audit record: %s=\"%s\" expected, in: %s", key, want,
+		       rec);
+	}
+}
+
+static void expect_no_field(struct __test_metadata *_metadata,
+			    const char *rec, const char *key)
+{
+	char got[256];
+
+	EXPECT_FALSE(audit_field(rec, key, got, sizeof(got))) {
+		TH_LOG("audit record: no %s= expected, in: %s", key, rec);
+	}
+}
+
+static void audit_sub(struct ctx *c, const struct audit_case *ac,
+		      bool complain, int fd)
+{
+	struct __test_metadata *_metadata = c->metadata;
+	const struct variant *v = c->v;
+	struct prof srv = { }, cli = { };
+	char cname[48], rec[4096], peer_addr[NAME_MAX_LEN + 1], desc[96];
+	const char *outcome = complain ? "apparmor=\"ALLOWED\"" :
+					 "apparmor=\"DENIED\"";
+	const char *needles[] = { outcome, NULL, NULL };
+	char profile_kv[NAME_MAX_LEN + 16];
+	const char *label[SIDE_COUNT];
+	int ret;
+
+	/* Names are global: one per ABI, type and mode. */
+	snprintf(cname, sizeof(cname), "audit_%s_%s_%s",
+		 v->abi == AA_ABI_NEW ? "new" : "old", type_name(ac->type),
+		 complain ? "complain" : "enforce");
+	cli.name = cname;
+	all_perms_but(&cli, v->abi, ac->perm);
+	lacking(&srv, v->abi, NULL);
+	label[SERVER] = registered(c, &srv);
+	label[CLIENT] = registered(c, &cli);
+	if (!label[SERVER] || !label[CLIENT])
+		ksft_exit_fail_msg("cannot register more profiles\n");
+	if (c->collect) {
+		if (complain && aa_policy_complain(policy, label[CLIENT]))
+			ksft_exit_fail_msg("cannot set complain mode\n");
+		return;
+	}
+	snprintf(desc, sizeof(desc), "client without %s, %s mode", ac->perm,
+		 complain ? "complain" : "enforce");
+	c->complain[CLIENT] = complain;
+	sub_labels(c, desc, label[SERVER], label[CLIENT],
+		   complain ? all_ok : denied(CLIENT, ac->stop));
+	c->complain[CLIENT] = false;
+
+	snprintf(profile_kv, sizeof(profile_kv), "profile=\"%s\"",
+		 label[CLIENT]);
+	needles[1] = profile_kv;
+	ret = audit_log_find(fd, needles, rec, sizeof(rec), AUDIT_WAIT_MS);
+	ASSERT_EQ(0, ret) {
+		TH_LOG("%s: no %s record for %s in the audit log: %s", desc,
+		       outcome, label[CLIENT], strerror(-ret));
+	}
+	expect_field(_metadata, rec, "operation", ac->op);
+	expect_field(_metadata, rec, "class", "net");
+	expect_field(_metadata, rec, "family", "unix");
+	expect_field(_metadata, rec, "sock_type", type_name(ac->type));
+	expect_field(_metadata, rec, "requested_mask",
+		     env.have_v9_unix ? ac->requested : ac->perm);
+	expect_field(_metadata, rec, "denied_mask", ac->perm);
+	/*
+	 * 6.17+ names the abstract address the client was refused (before,
+	 * the check did not see it), and the NEW ABI the label bound there
+	 * (the OLD ABI's coarse check does not look at it).
+	 */
+	sock_name(peer_addr + 1, sizeof(peer_addr) - 1);
+	peer_addr[0] = '@';
+	if (env.have_v9_unix)
+		expect_field(_metadata, rec, "peer_addr", peer_addr);
+	else
+		expect_no_field(_metadata, rec, "peer_addr");
+	if (v->abi == AA_ABI_NEW)
+		expect_field(_metadata, rec, "peer", label[SERVER]);
+	else
+		expect_no_field(_metadata, rec, "peer");
+}
+
+static void check_audit(struct ctx *c)
+{
+	struct __test_metadata *_metadata = c->metadata;
+	char why[160];
+	size_t i;
+	int fd = -1, mode;
+
+	if (!c->collect) {
+		fd = audit_log_open(why, sizeof(why));
+		if (fd < 0)
+			SKIP(return, "%s", why);
+	}
+	for (mode = 0; mode < 2; mode++) {
+		for (i = 0; i < ARRAY_SIZE(audit_cases); i++) {
+			struct variant v = *c->v;
+			const struct variant *saved = c->v;
+
+			v.kind = KIND_ABSTRACT;
+			v.type = audit_cases[i].type;
+			c->v = &v;
+			audit_sub(c, &audit_cases[i], mode, fd);
+			c->v = saved;
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+}
+
 static void load_policy(struct __test_metadata *_metadata);
 
 /* SKIPs, with the reason, what this system cannot run. */
@@ -1414,6 +1559,18 @@ TEST(new_abi_replaced_while_connected)
 	run_replaced(_metadata, AA_ABI_NEW);
 }
 
+TEST(old_abi_audit_and_complain)
+{
+	run_check(_metadata, KIND_ABSTRACT, SOCK_DGRAM, AA_ABI_OLD, true,
+		  check_audit);
+}
+
+TEST(new_abi_audit_and_complain)
+{
+	run_check(_metadata, KIND_ABSTRACT, SOCK_DGRAM, AA_ABI_NEW, true,
+		  check_audit);
+}
+
 /*
  * Commit 6456ccbd2ff7 ("apparmor: fix regression in fs based unix sockets
  * when using old abi"), v6.17-rc1: each check picks its own socket kinds.
@@ -1542,7 +1699,7 @@ static check_fn *const old_checks[] = {
 	check_allow_all, check_each_permission, check_rule_type,
 	check_file_deny, check_receiver_at_send, check_bind_needs_w,
 	check_one_side_unconfined, check_handoff, check_stacked,
-	check_replaced,
+	check_replaced, check_audit,
 };
 
 static check_fn *const new_checks[] = {
@@ -1550,7 +1707,7 @@ static check_fn *const new_checks[] = {
 	check_rule_addr, check_rule_peer_label, check_rule_peer_addr,
 	check_file_deny, check_receiver_at_send, check_bind_needs_w,
 	check_one_side_unconfined, check_handoff, check_stacked,
-	check_stacked_peer, check_replaced,
+	check_stacked_peer, check_replaced, check_audit,
 };
 
 /* Runs every check in collect mode: the profiles it needs, once each. */

@@ -794,7 +794,7 @@ static void run_confined(int wl, unsigned int size, struct series *shared)
 				 "changeprofile %s: %s", profile, strerror(-ret));
 			_exit(0);
 		}
-		if (aa_check_label(profile)) {
+		if (aa_check_label(profile, false)) {
 			aa_task_label(label, sizeof(label));
 			snprintf(shared->reason, sizeof(shared->reason),
 				 "label after changeprofile is '%.200s'", label);

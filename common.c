@@ -266,12 +266,14 @@ int aa_confine(const char *profile)
 }
 
 /* A NULL @profile stands for "unconfined", which has no mode. */
-static int label_is(char *label, const char *mode, const char *profile)
+static int label_is(char *label, const char *mode, const char *profile,
+		    bool complain)
 {
 	int ret;
 
 	if (profile)
-		ret = strcmp(label, profile) || !mode || strcmp(mode, "enforce");
+		ret = strcmp(label, profile) || !mode ||
+		      strcmp(mode, complain ? "complain" : "enforce");
 	else
 		ret = strcmp(label, "unconfined") != 0;
 
@@ -279,13 +281,13 @@ static int label_is(char *label, const char *mode, const char *profile)
 	return ret ? -EPERM : 0;
 }
 
-int aa_check_label(const char *profile)
+int aa_check_label(const char *profile, bool complain)
 {
 	char *label, *mode;
 
 	if (aa_getcon(&label, &mode) < 0)
 		return -errno;
-	return label_is(label, mode, profile);
+	return label_is(label, mode, profile, complain);
 }
 
 /*
@@ -293,7 +295,7 @@ int aa_check_label(const char *profile)
  * kernels do not send ("name (enforce)"): aa_getpeercon() then fails with
  * EINVAL.  Read the option directly and let aa_splitcon() parse it.
  */
-static int peer_label_raw(int fd, const char *profile)
+static int peer_label_raw(int fd, const char *profile, bool complain)
 {
 	char buf[512], *mode = NULL, *label;
 	socklen_t len = sizeof(buf) - 1;
@@ -304,16 +306,17 @@ static int peer_label_raw(int fd, const char *profile)
 	label = aa_splitcon(buf, &mode);
 	if (!label)
 		return -EINVAL;
-	return label_is(strdup(label), mode, profile);
+	return label_is(strdup(label), mode, profile, complain);
 }
 
-int aa_check_peer_label(int fd, const char *profile)
+int aa_check_peer_label(int fd, const char *profile, bool complain)
 {
 	char *label, *mode;
 
 	if (aa_getpeercon(fd, &label, &mode) < 0)
-		return errno == EINVAL ? peer_label_raw(fd, profile) : -errno;
-	return label_is(label, mode, profile);
+		return errno == EINVAL ? peer_label_raw(fd, profile, complain) :
+					 -errno;
+	return label_is(label, mode, profile, complain);
 }
 
 #else
@@ -323,16 +326,18 @@ int aa_confine(const char *profile)
 	return -EOPNOTSUPP;
 }
 
-int aa_check_label(const char *profile)
+int aa_check_label(const char *profile, bool complain)
 {
 	(void)profile;
+	(void)complain;
 	return -EOPNOTSUPP;
 }
 
-int aa_check_peer_label(int fd, const char *profile)
+int aa_check_peer_label(int fd, const char *profile, bool complain)
 {
 	(void)fd;
 	(void)profile;
+	(void)complain;
 	return -EOPNOTSUPP;
 }
 #endif

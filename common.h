@@ -54,9 +54,12 @@ int aa_read_line(const char *path, char *buf, size_t len);
 int aa_task_label(char *buf, size_t len);
 
 int aa_confine(const char *profile);
-/* Returns 0 if the calling task's label is @profile in enforce mode. */
-int aa_check_label(const char *profile);
+/*
+ * Returns 0 if the calling task's label is @profile in enforce mode, or
+ * complain mode if @complain.
+ */
+int aa_check_label(const char *profile, bool complain);
 /* Returns 0 if the peer of socket @fd is labelled @profile (NULL: unconfined). */
-int aa_check_peer_label(int fd, const char *profile);
+int aa_check_peer_label(int fd, const char *profile, bool complain);
 
 #endif /* _SELFTESTS_APPARMOR_COMMON_H */

@@ -25,6 +25,7 @@
 struct profile {
 	enum aa_abi abi;
 	bool loaded;	/* by this process */
+	bool complain;
 	char *given;	/* the caller's name, NULL when numbered */
 	char *name;	/* <prefix>.<run id>.<given or pN> */
 	char *rules;
@@ -250,7 +251,8 @@ static int write_policy(struct aa_policy *pol, enum aa_abi abi,
 		const struct profile *p = &pol->prof[i];
 
 		if (p->abi == abi && !p->loaded)
-			fprintf(f, "profile %s {\n%s}\n", p->name, p->rules);
+			fprintf(f, "profile %s%s {\n%s}\n", p->name,
+				p->complain ? " flags=(complain)" : "", p->rules);
 	}
 	if (only)
 		fprintf(f, "profile %s {\n%s}\n", only, rules);
@@ -301,14 +303,26 @@ int aa_policy_load(struct aa_policy *pol, const char *parser,
 	return 0;
 }
 
-static bool registered_name(const struct aa_policy *pol, const char *name)
+static struct profile *by_name(struct aa_policy *pol, const char *name)
 {
 	int i;
 
 	for (i = 0; i < pol->count; i++)
 		if (!strcmp(pol->prof[i].name, name))
-			return true;
-	return false;
+			return &pol->prof[i];
+	return NULL;
+}
+
+int aa_policy_complain(struct aa_policy *pol, const char *name)
+{
+	struct profile *p = by_name(pol, name);
+
+	if (!p)
+		return -ENOENT;
+	if (p->loaded)
+		return -EBUSY;
+	p->complain = true;
+	return 0;
 }
 
 int aa_policy_compile(struct aa_policy *pol, const char *parser,
@@ -320,7 +334,7 @@ int aa_policy_compile(struct aa_policy *pol, const char *parser,
 	int ret;
 
 	/* Only what aa_policy_free() removes may be loaded. */
-	if (!registered_name(pol, name)) {
+	if (!by_name(pol, name)) {
 		snprintf(err, errlen, "%s: not a registered profile", name);
 		return -ENOENT;
 	}

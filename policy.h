@@ -56,6 +56,9 @@ const char *aa_policy_add(struct aa_policy *pol, enum aa_abi abi,
 const char *aa_policy_find(const struct aa_policy *pol, enum aa_abi abi,
 			   const char *name, const char *rules);
 
+/* Loads the registered profile @name in complain mode; 0 or -errno. */
+int aa_policy_complain(struct aa_policy *pol, const char *name);
+
 /* How many profiles are registered. */
 int aa_policy_count(const struct aa_policy *pol);
 

@@ -167,7 +167,7 @@ static int confine(struct run *r, enum handoff_step where, const char *profile)
 		r->out->err = -ret;
 		return -1;
 	}
-	return wrong(r, where, !aa_check_label(profile), HF_LABEL) ? -1 : 0;
+	return wrong(r, where, !aa_check_label(profile, false), HF_LABEL) ? -1 : 0;
 }
 
 /*

@@ -209,8 +209,9 @@ static void make_msg(char *buf, int i)
 	snprintf(buf, MSG_LEN, "aa_unix_mediation message %d", i);
 }
 
-static int confine(struct party *s, const char *profile)
+static int confine(struct party *s, enum side side)
 {
+	const char *profile = s->sc->profile[side];
 	int ret;
 
 	if (!profile)
@@ -221,7 +222,7 @@ static int confine(struct party *s, const char *profile)
 		s->out->err = -ret;
 		return -1;
 	}
-	ret = aa_check_label(profile);
+	ret = aa_check_label(profile, s->sc->complain[side]);
 	if (wrong(s, STEP_CONFINE, !ret, FAULT_LABEL))
 		return -1;
 	return 0;
@@ -243,14 +244,15 @@ static int sock_setup(struct party *s, int fd, int type)
 	return 0;
 }
 
-static int check_peer_label(struct party *s, int fd, const char *profile)
+static int check_peer_label(struct party *s, int fd, enum side peer)
 {
+	const char *profile = s->sc->profile[peer];
 	int ret;
 
 	if (!s->sc->peer_labels)
 		return 0;
 	at(s, STEP_PEERLABEL);
-	ret = aa_check_peer_label(fd, profile);
+	ret = aa_check_peer_label(fd, profile, s->sc->complain[peer]);
 	/* Without libapparmor the label cannot be read: not a failure. */
 	if (!ret || ret == -EOPNOTSUPP)
 		return 0;
@@ -390,7 +392,7 @@ static int server(struct party *s)
 	socklen_t len;
 	int fd, conn;
 
-	if (confine(s, sc->profile[SERVER]))
+	if (confine(s, SERVER))
 		return -1;
 	fd = socket(AF_UNIX, sc->type, 0);
 	if (failed(s, STEP_CREATE, fd))
@@ -430,7 +432,7 @@ static int server(struct party *s)
 	if (failed(s, STEP_GETPEERNAME,
 		   getpeername(conn, (struct sockaddr *)&peer, &len)))
 		return -1;
-	if (check_peer_label(s, conn, sc->profile[CLIENT]))
+	if (check_peer_label(s, conn, CLIENT))
 		return -1;
 	if (recv_msgs(s, conn, STEP_RECV, 0, NMSG) || send_reply(s, conn))
 		return -1;
@@ -466,7 +468,7 @@ static int client(struct party *s)
 	socklen_t len;
 	int fd;
 
-	if (confine(s, sc->profile[CLIENT]))
+	if (confine(s, CLIENT))
 		return -1;
 	fd = socket(AF_UNIX, sc->type, 0);
 	if (failed(s, STEP_CREATE, fd))
@@ -485,7 +487,7 @@ static int client(struct party *s)
 		   getpeername(fd, (struct sockaddr *)&name, &len)))
 		return -1;
 	if (connection_oriented(sc->type) &&
-	    (check_peer_label(s, fd, sc->profile[SERVER]) ||
+	    (check_peer_label(s, fd, SERVER) ||
 	     send_first(s, fd, NULL, 0)))
 		return -1;
 	if (send_rest(s, fd))
@@ -510,7 +512,7 @@ static int unnamed(struct party *s)
 	socklen_t len;
 	int sv[2];
 
-	if (confine(s, sc->profile[CLIENT]))
+	if (confine(s, CLIENT))
 		return -1;
 	if (failed(s, STEP_CREATE, socketpair(AF_UNIX, sc->type, 0, sv)))
 		return -1;
@@ -527,7 +529,7 @@ static int unnamed(struct party *s)
 		   getpeername(sv[0], (struct sockaddr *)&name, &len)))
 		return -1;
 	if (connection_oriented(sc->type) &&
-	    check_peer_label(s, sv[1], sc->profile[CLIENT]))
+	    check_peer_label(s, sv[1], CLIENT))
 		return -1;
 	if (send_first(s, sv[0], NULL, 0) || send_rest(s, sv[0]) ||
 	    recv_msgs(s, sv[1], STEP_RECV, 0, NMSG) || send_reply(s, sv[1]) ||

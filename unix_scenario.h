@@ -58,6 +58,7 @@ struct scenario {
 	const char *name;		/* unique per check: path or abstract name */
 	/* NULL runs the side unconfined. */
 	const char *profile[SIDE_COUNT];
+	bool complain[SIDE_COUNT];	/* the profile is in complain mode */
 	/* The kernel labels AF_UNIX peers (SO_PEERSEC): check the labels. */
 	bool peer_labels;
 };
