@@ -29,7 +29,8 @@ ST=tools/testing/selftests
 
 # Which patch each file of the directory belongs to.
 TESTS=(config settings .gitignore Makefile common.c common.h policy.c
-	policy.h unix_scenario.c unix_scenario.h aa_unix_mediation.c)
+	policy.h unix_scenario.c unix_scenario.h unix_handoff.c unix_handoff.h
+	audit_log.c audit_log.h aa_unix_mediation.c)
 VM=(vmtest.sh build_kernel.sh config.vm)
 BENCH=(af_unix_send_perf.c send_workload.c send_workload.h send_scale.c
 	send_scale.h perf_env.c perf_env.h perf_json.c perf_json.h perf_stats.c
