@@ -1111,6 +1111,25 @@ static void replaced_prof(struct prof *r, enum aa_abi abi, char *name,
 	lacking(r, abi, NULL);
 }
 
+static void replaced_sub(struct __test_metadata *_metadata,
+			 const struct handoff *h, const char *lack)
+{
+	bool denied = h->type == SOCK_DGRAM && !strcmp(lack, "send");
+	struct handoff_outcome got;
+	char g[128];
+	int ret;
+
+	ret = handoff_run(h, &got);
+	ASSERT_EQ(0, ret) TH_LOG("replacing: %s", strerror(-ret));
+	EXPECT_TRUE(got.step == (denied ? HS_OP : HS_DONE) &&
+		    got.err == (denied ? EACCES : 0) && !got.fault) {
+		TH_LOG("%s %s after a replacement without %s: expected %s, got %s",
+		       type_name(h->type), handoff_op_name(h->op), lack,
+		       denied ? "op: EACCES" : "done",
+		       handoff_outcome_str(&got, g, sizeof(g)));
+	}
+}
+
 static void check_replaced(struct ctx *c)
 {
 	static const char *const lacks[] = { "send", "receive" };
@@ -1119,11 +1138,9 @@ static void check_replaced(struct ctx *c)
 	const struct variant *v = c->v;
 	struct prof r = { }, strict = { };
 	static const enum handoff_op ops[] = { HOP_WRITE, HOP_SENDMSG };
-	char name[32], blob[2][64], restore[64], err[4096], g[128];
+	char name[32], blob[2][64], restore[64], err[4096];
 	struct handoff h = { .how = HANDOFF_REPLACE, .replace = replace_with };
-	struct handoff_outcome got;
 	size_t i, t, o;
-	bool denied;
 	int ret;
 
 	replaced_prof(&r, v->abi, name, sizeof(name));
@@ -1156,18 +1173,7 @@ static void check_replaced(struct ctx *c)
 				ASSERT_EQ(0, ret) TH_LOG("restoring %s: %s",
 							 name, strerror(-ret));
 				c->subs++;
-				ret = handoff_run(&h, &got);
-				ASSERT_EQ(0, ret) TH_LOG("replacing %s: %s",
-							 name, strerror(-ret));
-				denied = h.type == SOCK_DGRAM && !strcmp(lacks[i], "send");
-				EXPECT_TRUE(got.step == (denied ? HS_OP : HS_DONE) &&
-					    got.err == (denied ? EACCES : 0) &&
-					    !got.fault)
-					TH_LOG("%s %s after a replacement without %s: expected %s, got %s",
-					       type_name(h.type),
-					       handoff_op_name(h.op), lacks[i],
-					       denied ? "op: EACCES" : "done",
-					       handoff_outcome_str(&got, g, sizeof(g)));
+				replaced_sub(_metadata, &h, lacks[i]);
 			}
 		}
 	}
@@ -1229,8 +1235,8 @@ static void audit_sub(struct ctx *c, const struct audit_case *ac,
 	char cname[48], rec[4096], peer_addr[NAME_MAX_LEN + 1], desc[96];
 	const char *outcome = complain ? "apparmor=\"ALLOWED\"" :
 					 "apparmor=\"DENIED\"";
-	const char *needles[] = { outcome, NULL, NULL };
 	char profile_kv[NAME_MAX_LEN + 16];
+	const char *needles[3];
 	const char *label[SIDE_COUNT];
 	int ret;
 
@@ -1259,7 +1265,9 @@ static void audit_sub(struct ctx *c, const struct audit_case *ac,
 
 	snprintf(profile_kv, sizeof(profile_kv), "profile=\"%s\"",
 		 label[CLIENT]);
+	needles[0] = outcome;
 	needles[1] = profile_kv;
+	needles[2] = NULL;
 	ret = audit_log_find(fd, needles, rec, sizeof(rec), AUDIT_WAIT_MS);
 	ASSERT_EQ(0, ret) {
 		TH_LOG("%s: no %s record for %s in the audit log: %s", desc,

@@ -330,7 +330,7 @@ int aa_policy_compile(struct aa_policy *pol, const char *parser,
 		      const char *file, char *err, size_t errlen)
 {
 	char src[PATH_MAX + 8], out[PATH_MAX + 8];
-	char *argv[] = { (char *)parser, "-Q", "-K", "-o", out, src, NULL };
+	char *argv[7] = { (char *)parser, "-Q", "-K", "-o", out, src, NULL };
 	int ret;
 
 	/* Only what aa_policy_free() removes may be loaded. */
