@@ -21,13 +21,13 @@ endif
 
 TEST_GEN_PROGS := aa_unix_mediation
 
-# af_unix_send_perf: liburing is optional, the io_uring workload SKIPs
-# without it.
+# liburing is optional: without it the benchmark's io_uring workload and
+# the io_uring mediation tests SKIP.
 ifeq ($(shell $(PKG_CONFIG) --exists liburing 2>/dev/null && echo y),y)
 URING_CFLAGS := -DHAVE_LIBURING $(shell $(PKG_CONFIG) --cflags liburing)
 URING_LIBS := $(shell $(PKG_LIBS) liburing)
 else
-$(warning liburing not found by $(PKG_CONFIG): the io_uring workload will SKIP)
+$(warning liburing not found by $(PKG_CONFIG): io_uring workload and tests will SKIP)
 endif
 TEST_GEN_PROGS += af_unix_send_perf
 TEST_GEN_PROGS_EXTENDED += perf_verdict_test perf_baseline_test
@@ -37,8 +37,8 @@ include ../lib.mk
 
 $(OUTPUT)/aa_unix_mediation: aa_unix_mediation.c common.c policy.c unix_scenario.c \
 	unix_handoff.c audit_log.c
-$(OUTPUT)/aa_unix_mediation: CFLAGS += $(APPARMOR_CFLAGS)
-$(OUTPUT)/aa_unix_mediation: LDLIBS += $(APPARMOR_LIBS)
+$(OUTPUT)/aa_unix_mediation: CFLAGS += $(APPARMOR_CFLAGS) $(URING_CFLAGS)
+$(OUTPUT)/aa_unix_mediation: LDLIBS += $(APPARMOR_LIBS) $(URING_LIBS)
 
 PERF_SRCS := perf_stats.c perf_verdict.c perf_parse.c perf_baseline.c
 

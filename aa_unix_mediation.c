@@ -167,6 +167,7 @@ struct variant {
 	enum sock_kind kind;
 	int type;
 	enum handoff_how how;	/* for the handoff checks */
+	bool uring;		/* their io_uring operations */
 };
 
 static bool conn_type(int type)
@@ -979,9 +980,12 @@ static struct handoff_outcome handoff_expect(const struct handoff_case *hc,
 					     enum aa_abi abi,
 					     const struct handoff *h)
 {
+	/* io_uring SEND and RECV: the same decisions as sendmsg and recvmsg. */
+	enum handoff_op op = h->op == HOP_URING_SEND ? HOP_SENDMSG :
+			     h->op == HOP_URING_RECV ? HOP_RECVMSG : h->op;
 	bool dgram = h->type == SOCK_DGRAM;
-	bool file_op = h->op == HOP_READ || h->op == HOP_WRITE;
-	bool reads = h->op == HOP_READ || h->op == HOP_RECVMSG;
+	bool file_op = op == HOP_READ || op == HOP_WRITE;
+	bool reads = op == HOP_READ || op == HOP_RECVMSG;
 	/* Receipt revalidates for read and write: asked as a write. */
 	enum handoff_op recv_as = HOP_WRITE;
 	enum lack send_lack = h->shape != HSHAPE_PAIR && abi == AA_ABI_NEW ?
@@ -995,7 +999,7 @@ static struct handoff_outcome handoff_expect(const struct handoff_case *hc,
 	     revalidation_denies(hc, abi, h->shape, HOP_READ)))
 		return (struct handoff_outcome){ .step = HS_RECV_FD,
 						 .fault = HF_NOT_INSTALLED };
-	if (file_op && revalidation_denies(hc, abi, h->shape, h->op))
+	if (file_op && revalidation_denies(hc, abi, h->shape, op))
 		return (struct handoff_outcome){ .step = HS_OP, .err = EACCES };
 	if (!reads && dgram && hc->user == send_lack)
 		return (struct handoff_outcome){ .step = HS_OP, .err = EACCES };
@@ -1053,7 +1057,8 @@ static void handoff_sub(struct ctx *c, enum handoff_shape shape,
 	}
 	c->subs++;
 	ASSERT_FALSE((hc->creator_confined && !h.creator) || !h.user);
-	for (h.op = 0; h.op < HOP_COUNT; h.op++) {
+	for (h.op = v->uring ? HOP_URING_SEND : HOP_WRITE;
+	     h.op < (v->uring ? HOP_COUNT : HOP_URING_SEND); h.op++) {
 		ret = handoff_run(&h, &got);
 		unlink(path[0]);
 		unlink(path[1]);
@@ -1677,30 +1682,48 @@ FIXTURE_VARIANT_ADD(handoff, scm_rights_seqpacket) {
 };
 
 static void run_handoff(struct __test_metadata *_metadata,
-			enum handoff_how how, int type, enum aa_abi abi)
+			enum handoff_how how, int type, enum aa_abi abi,
+			bool uring)
 {
 	struct variant v = {
 		.abi = abi,
 		.kind = KIND_UNNAMED,
 		.type = type,
 		.how = how,
+		.uring = uring,
 	};
+	int ret;
 
 	/* Older kernels revalidate unix sockets as other sockets. */
 	if (env.enabled && !env.have_v9_unix)
 		SKIP(return, "%s",
 		     "kernel without AppArmor network_v9/af_unix (6.17+): the unix socket revalidation these cases expect");
+	ret = uring ? handoff_uring_probe() : 0;
+	if (ret == -EOPNOTSUPP)
+		SKIP(return, "built without liburing (pkg-config liburing)");
+	if (ret)
+		SKIP(return, "io_uring unavailable: %s", strerror(-ret));
 	run_variant(_metadata, &v, true, check_handoff);
 }
 
 TEST_F(handoff, old_abi)
 {
-	run_handoff(_metadata, variant->how, variant->type, AA_ABI_OLD);
+	run_handoff(_metadata, variant->how, variant->type, AA_ABI_OLD, false);
 }
 
 TEST_F(handoff, new_abi)
 {
-	run_handoff(_metadata, variant->how, variant->type, AA_ABI_NEW);
+	run_handoff(_metadata, variant->how, variant->type, AA_ABI_NEW, false);
+}
+
+TEST_F(handoff, old_abi_io_uring)
+{
+	run_handoff(_metadata, variant->how, variant->type, AA_ABI_OLD, true);
+}
+
+TEST_F(handoff, new_abi_io_uring)
+{
+	run_handoff(_metadata, variant->how, variant->type, AA_ABI_NEW, true);
 }
 
 static check_fn *const old_checks[] = {

@@ -23,6 +23,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#ifdef HAVE_LIBURING
+#include <liburing.h>
+#endif
+
 #include "common.h"
 #include "unix_handoff.h"
 
@@ -40,6 +44,9 @@ enum who {
 struct run {
 	const struct handoff *h;
 	struct handoff_outcome *out;
+#ifdef HAVE_LIBURING
+	struct io_uring ring;
+#endif
 };
 
 static const char *const step_names[] = {
@@ -100,6 +107,8 @@ const char *handoff_op_name(enum handoff_op op)
 		[HOP_READ] = "read",
 		[HOP_SENDMSG] = "sendmsg",
 		[HOP_RECVMSG] = "recvmsg",
+		[HOP_URING_SEND] = "io_uring SEND",
+		[HOP_URING_RECV] = "io_uring RECV",
 	};
 
 	return op < HOP_COUNT ? names[op] : "?";
@@ -183,53 +192,127 @@ static bool readable(struct run *r, enum handoff_step where, int fd)
 	       !wrong(r, where, n > 0, HF_TIMEOUT);
 }
 
-/* Receives one message on @fd (with read() if @use_read) and checks it. */
-static int recv_msg(struct run *r, enum handoff_step where, int fd,
-		    bool use_read, enum handoff_op op)
+#ifdef HAVE_LIBURING
+/* One io_uring SEND or RECV, as the task does it: -1 and errno if refused. */
+static ssize_t uring_xfer(struct run *r, int fd, char *buf, size_t len,
+			  bool send)
 {
-	char want[MSG_LEN], got[MSG_LEN + 1];
-	struct iovec iov = { .iov_base = got, .iov_len = sizeof(got) };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
-	ssize_t n;
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&r->ring);
+	struct io_uring_cqe *cqe;
+	int ret;
 
-	if (!readable(r, where, fd))
+	if (!sqe) {
+		errno = EBUSY;
 		return -1;
-	n = use_read ? read(fd, got, sizeof(got)) : recvmsg(fd, &msg, 0);
-	if (failed(r, where, n) || wrong(r, where, n == MSG_LEN, HF_SHORT))
+	}
+	if (send)
+		io_uring_prep_send(sqe, fd, buf, len, 0);
+	else
+		io_uring_prep_recv(sqe, fd, buf, len, 0);
+	ret = io_uring_submit_and_wait(&r->ring, 1);
+	if (ret >= 0)
+		ret = io_uring_wait_cqe(&r->ring, &cqe);
+	if (ret < 0) {
+		errno = -ret;
 		return -1;
-	make_msg(want, op);
-	return wrong(r, where, !memcmp(want, got, MSG_LEN), HF_PAYLOAD) ? -1 : 0;
+	}
+	ret = cqe->res;
+	io_uring_cqe_seen(&r->ring, cqe);
+	if (ret < 0) {
+		errno = -ret;
+		return -1;
+	}
+	return ret;
 }
+#endif
 
-static int send_msg(struct run *r, enum handoff_step where, int fd,
-		    bool use_write, enum handoff_op op)
+/* Moves @len bytes through @fd by the system call of @via. */
+static ssize_t xfer(struct run *r, enum handoff_op via, int fd, char *buf,
+		    size_t len)
 {
-	char buf[MSG_LEN];
-	struct iovec iov = { .iov_base = buf, .iov_len = MSG_LEN };
+	struct iovec iov = { .iov_base = buf, .iov_len = len };
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
-	ssize_t n;
 
-	make_msg(buf, op);
-	n = use_write ? write(fd, buf, MSG_LEN) : sendmsg(fd, &msg, 0);
-	if (failed(r, where, n))
+	switch (via) {
+	case HOP_WRITE:
+		return write(fd, buf, len);
+	case HOP_READ:
+		return read(fd, buf, len);
+	case HOP_SENDMSG:
+		return sendmsg(fd, &msg, 0);
+	case HOP_RECVMSG:
+		return recvmsg(fd, &msg, 0);
+#ifdef HAVE_LIBURING
+	case HOP_URING_SEND:
+	case HOP_URING_RECV:
+		return uring_xfer(r, fd, buf, len, via == HOP_URING_SEND);
+#endif
+	default:
+		(void)r;
+		errno = EOPNOTSUPP;
 		return -1;
-	return wrong(r, where, n == MSG_LEN, HF_SHORT) ? -1 : 0;
+	}
 }
 
 static bool op_reads(enum handoff_op op)
 {
-	return op == HOP_READ || op == HOP_RECVMSG;
+	return op == HOP_READ || op == HOP_RECVMSG || op == HOP_URING_RECV;
+}
+
+/* Receives the run's message on @fd by @via and checks every byte. */
+static int recv_msg(struct run *r, enum handoff_step where, int fd,
+		    enum handoff_op via)
+{
+	char want[MSG_LEN], got[MSG_LEN + 1];
+	ssize_t n;
+
+	if (!readable(r, where, fd))
+		return -1;
+	n = xfer(r, via, fd, got, sizeof(got));
+	if (failed(r, where, n) || wrong(r, where, n == MSG_LEN, HF_SHORT))
+		return -1;
+	make_msg(want, r->h->op);
+	return wrong(r, where, !memcmp(want, got, MSG_LEN), HF_PAYLOAD) ? -1 : 0;
+}
+
+static int send_msg(struct run *r, enum handoff_step where, int fd,
+		    enum handoff_op via)
+{
+	char buf[MSG_LEN];
+	ssize_t n;
+
+	make_msg(buf, r->h->op);
+	n = xfer(r, via, fd, buf, MSG_LEN);
+	if (failed(r, where, n))
+		return -1;
+	return wrong(r, where, n == MSG_LEN, HF_SHORT) ? -1 : 0;
 }
 
 /* The operation on end @fd, recorded as step @at. */
 static int use_at(struct run *r, enum handoff_step at, int fd)
 {
 	enum handoff_op op = r->h->op;
+	int ret;
 
 	r->out->step = at;
+#ifdef HAVE_LIBURING
+	if (op == HOP_URING_SEND || op == HOP_URING_RECV) {
+		/* The ring is the new label's own, made after the change. */
+		ret = io_uring_queue_init(2, &r->ring, 0);
+		errno = -ret;
+		if (wrong(r, at, !ret, HF_TEST))
+			return -1;
+	}
+#endif
 	if (op_reads(op))
-		return recv_msg(r, at, fd, op == HOP_READ, op);
-	return send_msg(r, at, fd, op == HOP_WRITE, op);
+		ret = recv_msg(r, at, fd, op);
+	else
+		ret = send_msg(r, at, fd, op);
+#ifdef HAVE_LIBURING
+	if (op == HOP_URING_SEND || op == HOP_URING_RECV)
+		io_uring_queue_exit(&r->ring);
+#endif
+	return ret;
 }
 
 static int use(struct run *r, int fd)
@@ -242,7 +325,7 @@ static int check_at(struct run *r, enum handoff_step at, int fd)
 {
 	if (op_reads(r->h->op))
 		return 0;
-	return recv_msg(r, at, fd, false, r->h->op);
+	return recv_msg(r, at, fd, HOP_RECVMSG);
 }
 
 static int check(struct run *r, int fd)
@@ -476,7 +559,7 @@ static void creator(struct run *r, struct run *user, int chan)
 		return;
 	if (make_pair(r, sv))
 		return;
-	if (op_reads(r->h->op) && send_msg(r, HS_SEED, sv[1], false, r->h->op))
+	if (op_reads(r->h->op) && send_msg(r, HS_SEED, sv[1], HOP_SENDMSG))
 		return;
 	if (hand_off(r, user, sv, chan))
 		return;
@@ -575,4 +658,18 @@ int handoff_run(const struct handoff *h, struct handoff_outcome *out)
 out:
 	munmap(sh, WHO_COUNT * sizeof(*sh));
 	return ret;
+}
+
+int handoff_uring_probe(void)
+{
+#ifdef HAVE_LIBURING
+	struct io_uring ring;
+	int ret = io_uring_queue_init(2, &ring, 0);
+
+	if (!ret)
+		io_uring_queue_exit(&ring);
+	return ret;
+#else
+	return -EOPNOTSUPP;
+#endif
 }

@@ -33,6 +33,8 @@ enum handoff_op {
 	HOP_READ,
 	HOP_SENDMSG,	/* socket operations: the socket hooks decide */
 	HOP_RECVMSG,
+	HOP_URING_SEND,	/* the same through io_uring (liburing) */
+	HOP_URING_RECV,
 	HOP_COUNT,
 };
 
@@ -98,5 +100,8 @@ const char *handoff_outcome_str(const struct handoff_outcome *o, char *buf,
 const char *handoff_how_name(enum handoff_how how);
 const char *handoff_op_name(enum handoff_op op);
 const char *handoff_shape_name(enum handoff_shape shape);
+
+/* 0 if this build and kernel can run the io_uring ops, else -errno. */
+int handoff_uring_probe(void);
 
 #endif /* _SELFTESTS_APPARMOR_UNIX_HANDOFF_H */
