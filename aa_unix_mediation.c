@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -331,6 +332,7 @@ struct ctx {
 	struct __test_metadata *metadata;
 	int subs;
 	bool complain[SIDE_COUNT];	/* the side's profile is in complain mode */
+	const char *client_path;	/* where the client binds, if anywhere */
 };
 
 typedef void check_fn(struct ctx *c);
@@ -398,6 +400,7 @@ static void sub_labels(struct ctx *c, const char *desc, const char *srv,
 		/* Before 6.17, AppArmor did not label unix socket peers. */
 		.peer_labels = env.have_v9_unix,
 		.complain = { c->complain[SERVER], c->complain[CLIENT] },
+		.client_path = c->client_path,
 	};
 	enum side s;
 	int ret;
@@ -410,6 +413,8 @@ static void sub_labels(struct ctx *c, const char *desc, const char *srv,
 	ret = scenario_run(&sc, res);
 	snprintf(path, sizeof(path), "%s/%s", sc.dir, name);
 	unlink(path);
+	if (sc.client_path)
+		unlink(sc.client_path);
 	ASSERT_EQ(0, ret) {
 		TH_LOG("%s: the conversation could not be set up: %s", desc,
 		       strerror(-ret));
@@ -797,6 +802,49 @@ static void check_stacked_peer(struct ctx *c)
 		   to_both, all_ok);
 	sub_labels(c, "peer rule matches one profile of the stack", stack,
 		   to_one, peer_mismatch(c->v));
+}
+
+/*
+ * Kinds mixed: a client bound to a path talking to an abstract or
+ * autobound server.  In the NEW ABI a peer check whose peer has no path
+ * goes to the sender's own path, through file rules, and the unix rules
+ * are not consulted (profile_peer_perm()); the server's side is checked
+ * on the client's path.  The OLD ABI's coarse rules do not look at paths.
+ */
+static void check_mixed_kinds(struct ctx *c)
+{
+	static const char *const perms[] = { "connect", "send", "receive" };
+	const struct variant *v = c->v;
+	bool new = v->abi == AA_ABI_NEW;
+	struct prof full = { }, less = { }, srv = { };
+	char own[PATH_MAX], name[NAME_MAX_LEN], desc[80];
+	size_t i;
+
+	run_name(name, sizeof(name), "client");
+	snprintf(own, sizeof(own), "%s/%s", aa_policy_dir(policy), name);
+	c->client_path = own;
+	lacking(&full, v->abi, NULL);
+	sub(c, "client on a path", &full, &full, all_ok);
+	for (i = 0; i < ARRAY_SIZE(perms); i++) {
+		lacking(&less, v->abi, perms[i]);
+		snprintf(desc, sizeof(desc), "client on a path, without unix %s",
+			 perms[i]);
+		sub(c, desc, &full, &less,
+		    new ? all_ok : missing_perm(v, CLIENT, perms[i]));
+	}
+
+	/*
+	 * The server's side, its receive at a dgram send and its send and
+	 * receive at a connect, is checked on the client's path: a file rule
+	 * denying it r refuses the client.  (The client's own path needs w
+	 * for bind and for send alike: no file rule tells them apart.)
+	 */
+	lacking(&srv, v->abi, NULL);
+	add(&srv, "  deny %s r,\n", own);
+	sub(c, "server denied r on the client's path", &srv, &full,
+	    !new ? all_ok : denied(CLIENT, conn_type(v->type) ? STEP_CONNECT :
+				   STEP_SENDTO));
+	c->client_path = NULL;
 }
 
 static void check_unconfined(struct ctx *c)
@@ -1584,6 +1632,24 @@ TEST(new_abi_audit_and_complain)
 		  check_audit);
 }
 
+static void mixed_kinds_types(struct ctx *c)
+{
+	each_type(c, KIND_ABSTRACT, check_mixed_kinds);
+	each_type(c, KIND_AUTOBIND, check_mixed_kinds);
+}
+
+TEST(old_abi_client_on_a_path)
+{
+	run_check(_metadata, KIND_ABSTRACT, SOCK_STREAM, AA_ABI_OLD, true,
+		  mixed_kinds_types);
+}
+
+TEST(new_abi_client_on_a_path)
+{
+	run_check(_metadata, KIND_ABSTRACT, SOCK_STREAM, AA_ABI_NEW, true,
+		  mixed_kinds_types);
+}
+
 /*
  * Commit 6456ccbd2ff7 ("apparmor: fix regression in fs based unix sockets
  * when using old abi"), v6.17-rc1: each check picks its own socket kinds.
@@ -1730,7 +1796,7 @@ static check_fn *const old_checks[] = {
 	check_allow_all, check_each_permission, check_rule_type,
 	check_file_deny, check_receiver_at_send, check_bind_needs_w,
 	check_one_side_unconfined, check_handoff, check_stacked,
-	check_replaced, check_audit,
+	check_replaced, check_audit, check_mixed_kinds,
 };
 
 static check_fn *const new_checks[] = {
@@ -1738,7 +1804,7 @@ static check_fn *const new_checks[] = {
 	check_rule_addr, check_rule_peer_label, check_rule_peer_addr,
 	check_file_deny, check_receiver_at_send, check_bind_needs_w,
 	check_one_side_unconfined, check_handoff, check_stacked,
-	check_stacked_peer, check_replaced, check_audit,
+	check_stacked_peer, check_replaced, check_audit, check_mixed_kinds,
 };
 
 /* Runs every check in collect mode: the profiles it needs, once each. */

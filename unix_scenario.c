@@ -460,6 +460,19 @@ static bool server_ready(struct party *s)
 	return !wrong(s, STEP_WAIT_SERVER, n == 1 && c == SIG_READY, FAULT_PEER_STOPPED);
 }
 
+/* A client bound to a path is its own sender address. */
+static int bind_client(struct party *s, int fd)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+
+	if (!s->sc->client_path)
+		return 0;
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s",
+		 s->sc->client_path);
+	return failed(s, STEP_BIND, bind(fd, (struct sockaddr *)&addr,
+					 sizeof(addr))) ? -1 : 0;
+}
+
 static int client(struct party *s)
 {
 	const struct scenario *sc = s->sc;
@@ -473,7 +486,8 @@ static int client(struct party *s)
 	fd = socket(AF_UNIX, sc->type, 0);
 	if (failed(s, STEP_CREATE, fd))
 		return -1;
-	if (sock_setup(s, fd, sc->type) || !server_ready(s))
+	if (sock_setup(s, fd, sc->type) || bind_client(s, fd) ||
+	    !server_ready(s))
 		return -1;
 
 	if (!connection_oriented(sc->type) &&
