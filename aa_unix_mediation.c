@@ -333,6 +333,7 @@ struct ctx {
 	int subs;
 	bool complain[SIDE_COUNT];	/* the side's profile is in complain mode */
 	const char *client_path;	/* where the client binds, if anywhere */
+	bool by_stack;		/* stacked labels by aa_stack_profile() */
 };
 
 typedef void check_fn(struct ctx *c);
@@ -401,6 +402,8 @@ static void sub_labels(struct ctx *c, const char *desc, const char *srv,
 		.peer_labels = env.have_v9_unix,
 		.complain = { c->complain[SERVER], c->complain[CLIENT] },
 		.client_path = c->client_path,
+		.by_stack = { c->by_stack && srv && strstr(srv, "//&"),
+			      c->by_stack && cli && strstr(cli, "//&") },
 	};
 	enum side s;
 	int ret;
@@ -730,8 +733,30 @@ static const char *stack_of(struct ctx *c, const struct prof *a,
 /*
  * Stacked labels: every profile of the stack must allow, so a stack with
  * one profile lacking a permission stops where that profile alone would,
- * whether it comes first or last in the stack.
+ * whether it comes first or last in the stack.  The label is reached by
+ * change_profile, and for connect and send also by aa_stack_profile()
+ * onto the unconfined task (the label is then A//&B//&unconfined).
  */
+/* Each side in turn labelled @stack, the other @single. */
+static void stacked_sides(struct ctx *c, const char *perm, const char *stack,
+			  const char *single, bool first, bool by_stack)
+{
+	char desc[128];
+	enum side who;
+
+	for (who = first_side(c->v); who < SIDE_COUNT; who++) {
+		snprintf(desc, sizeof(desc),
+			 "%s stacked with a profile without %s (%s%s)",
+			 side_name(who), perm, first ? "first" : "last",
+			 by_stack ? ", by aa_stack_profile" : "");
+		c->by_stack = by_stack;
+		sub_labels(c, desc, who == SERVER ? stack : single,
+			   who == CLIENT ? stack : single,
+			   missing_perm(c->v, who, perm));
+		c->by_stack = false;
+	}
+}
+
 static void check_stacked(struct ctx *c)
 {
 	static const char *const perms[] = { "create", "connect", "send",
@@ -739,9 +764,8 @@ static void check_stacked(struct ctx *c)
 	const struct variant *v = c->v;
 	const char *abi = v->abi == AA_ABI_NEW ? "new" : "old";
 	struct prof full = { }, less = { };
-	char fname[32], lname[32], label[2 * NAME_MAX_LEN + 4], desc[96];
+	char fname[32], lname[32], label[2 * NAME_MAX_LEN + 4];
 	const char *stack, *single;
-	enum side who;
 	size_t i;
 	int first;
 
@@ -759,15 +783,11 @@ static void check_stacked(struct ctx *c)
 			stack = stack_of(c, &less, &full, label, sizeof(label));
 			if (!stack || !single)
 				ksft_exit_fail_msg("cannot register more profiles\n");
-			for (who = first_side(v); who < SIDE_COUNT; who++) {
-				snprintf(desc, sizeof(desc),
-					 "%s stacked with a profile without %s (%s)",
-					 side_name(who), perms[i],
-					 first ? "first" : "last");
-				sub_labels(c, desc, who == SERVER ? stack : single,
-					   who == CLIENT ? stack : single,
-					   missing_perm(v, who, perms[i]));
-			}
+			stacked_sides(c, perms[i], stack, single, first, false);
+			/* The same label built by aa_stack_profile(). */
+			if (i == 1 || i == 2)
+				stacked_sides(c, perms[i], stack, single, first,
+					      true);
 		}
 	}
 }

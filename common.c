@@ -265,6 +265,11 @@ int aa_confine(const char *profile)
 	return aa_change_profile(profile) ? -errno : 0;
 }
 
+int aa_stack(const char *profile)
+{
+	return aa_stack_profile(profile) ? -errno : 0;
+}
+
 /* A NULL @profile stands for "unconfined", which has no mode. */
 static int label_is(char *label, const char *mode, const char *profile,
 		    bool complain)
@@ -321,6 +326,12 @@ int aa_check_peer_label(int fd, const char *profile, bool complain)
 
 #else
 int aa_confine(const char *profile)
+{
+	(void)profile;
+	return -EOPNOTSUPP;
+}
+
+int aa_stack(const char *profile)
 {
 	(void)profile;
 	return -EOPNOTSUPP;

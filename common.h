@@ -54,6 +54,8 @@ int aa_read_line(const char *path, char *buf, size_t len);
 int aa_task_label(char *buf, size_t len);
 
 int aa_confine(const char *profile);
+/* Stacks @profile onto the calling task's label (aa_stack_profile()). */
+int aa_stack(const char *profile);
 /*
  * Returns 0 if the calling task's label is @profile in enforce mode, or
  * complain mode if @complain.

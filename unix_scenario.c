@@ -25,6 +25,7 @@
 #include "unix_scenario.h"
 
 #define NMSG 3
+#define LABEL_MAX 512
 #define MSG_LEN 64
 /* Bounds every wait, so a kernel that loses a message cannot hang us. */
 #define IO_TIMEOUT_MS 5000
@@ -209,20 +210,36 @@ static void make_msg(char *buf, int i)
 	snprintf(buf, MSG_LEN, "aa_unix_mediation message %d", i);
 }
 
+/*
+ * The label @who runs under.  A stack is put onto the unconfined task
+ * (aa_stack_profile()), as a container manager stacks its profile, which
+ * needs no change_profile rule: the unconfined profile stays in it.
+ */
+static const char *label_of(const struct scenario *sc, enum side who,
+			    char *buf, size_t len)
+{
+	if (!sc->by_stack[who] || !sc->profile[who])
+		return sc->profile[who];
+	snprintf(buf, len, "%s//&unconfined", sc->profile[who]);
+	return buf;
+}
+
 static int confine(struct party *s, enum side side)
 {
 	const char *profile = s->sc->profile[side];
+	char label[LABEL_MAX];
 	int ret;
 
 	if (!profile)
 		return 0;
 	at(s, STEP_CONFINE);
-	ret = aa_confine(profile);
+	ret = s->sc->by_stack[side] ? aa_stack(profile) : aa_confine(profile);
 	if (ret) {
 		s->out->err = -ret;
 		return -1;
 	}
-	ret = aa_check_label(profile, s->sc->complain[side]);
+	ret = aa_check_label(label_of(s->sc, side, label, sizeof(label)),
+			     s->sc->complain[side]);
 	if (wrong(s, STEP_CONFINE, !ret, FAULT_LABEL))
 		return -1;
 	return 0;
@@ -246,13 +263,14 @@ static int sock_setup(struct party *s, int fd, int type)
 
 static int check_peer_label(struct party *s, int fd, enum side peer)
 {
-	const char *profile = s->sc->profile[peer];
+	char label[LABEL_MAX];
 	int ret;
 
 	if (!s->sc->peer_labels)
 		return 0;
 	at(s, STEP_PEERLABEL);
-	ret = aa_check_peer_label(fd, profile, s->sc->complain[peer]);
+	ret = aa_check_peer_label(fd, label_of(s->sc, peer, label, sizeof(label)),
+				  s->sc->complain[peer]);
 	/* Without libapparmor the label cannot be read: not a failure. */
 	if (!ret || ret == -EOPNOTSUPP)
 		return 0;

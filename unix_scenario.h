@@ -59,6 +59,8 @@ struct scenario {
 	/* NULL runs the side unconfined. */
 	const char *profile[SIDE_COUNT];
 	bool complain[SIDE_COUNT];	/* the profile is in complain mode */
+	/* The profile (a stack "A//&B") is stacked onto the task. */
+	bool by_stack[SIDE_COUNT];
 	/* Not NULL: the client binds there before it connects or sends. */
 	const char *client_path;
 	/* The kernel labels AF_UNIX peers (SO_PEERSEC): check the labels. */
