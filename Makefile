@@ -21,14 +21,14 @@ endif
 
 TEST_GEN_PROGS := aa_unix_mediation
 
-# liburing is optional: without it the benchmark's io_uring workload and
-# the io_uring mediation tests SKIP.
+# liburing is optional: what uses io_uring SKIPs without it.
 ifeq ($(shell $(PKG_CONFIG) --exists liburing 2>/dev/null && echo y),y)
 URING_CFLAGS := -DHAVE_LIBURING $(shell $(PKG_CONFIG) --cflags liburing)
 URING_LIBS := $(shell $(PKG_LIBS) liburing)
 else
-$(warning liburing not found by $(PKG_CONFIG): io_uring workload and tests will SKIP)
+$(warning liburing not found by $(PKG_CONFIG): io_uring cases will SKIP)
 endif
+
 TEST_GEN_PROGS += af_unix_send_perf
 TEST_GEN_PROGS_EXTENDED += perf_verdict_test perf_baseline_test
 TEST_PROGS_EXTENDED += run_perf.sh aba_report.sh perf_report.py

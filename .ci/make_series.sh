@@ -115,8 +115,9 @@ commit()
 # 1: the functional test, wired into the selftests and MAINTAINERS.  Its
 # Makefile and .gitignore without the benchmark's paragraphs and lines.
 put config common.c common.h policy.c policy.h unix_scenario.c \
-	unix_scenario.h aa_unix_mediation.c
-awk -v RS= '!/perf|liburing/ { printf "%s%s\n", sep, $0; sep = "\n" }' \
+	unix_scenario.h unix_handoff.c unix_handoff.h audit_log.c audit_log.h \
+	aa_unix_mediation.c
+awk -v RS= '!/perf/ { printf "%s%s\n", sep, $0; sep = "\n" }' \
 	"$SRC/Makefile" >"$D/Makefile"
 grep -v perf "$SRC/.gitignore" >"$D/.gitignore"
 # The benchmark's default run needs the longer timeout, not the test.
