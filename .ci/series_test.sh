@@ -150,8 +150,8 @@ for t in aa_unix_mediation af_unix_send_perf; do
 done
 check "tarball KTAP: no not ok" \
 	sh -c "! grep -q 'not ok' '$OUT/tarball.tap'"
-check "tarball KTAP: aa_unix_mediation pass:150 fail:0" \
-	grep -q '^# # Totals: pass:150 fail:0 ' "$OUT/tarball.tap"
+check "tarball KTAP: aa_unix_mediation pass:201 fail:0" \
+	grep -q '^# # Totals: pass:201 fail:0 ' "$OUT/tarball.tap"
 # The same tarball and kernel as a LAVA job.
 kernel=$(sed -n 's/^vmtest: booting \(.*\) with [a-z]* (logs.*/\1/p' \
 	"$OUT/tarball.tap" | tail -n 1)
