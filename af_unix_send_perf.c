@@ -34,7 +34,6 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "kselftest.h"
@@ -304,14 +303,6 @@ static void pin_cpu(void)
 	ksft_print_msg("pinned to CPU %d\n", o.run.cpu);
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* --- measuring ----------------------------------------------------------- */
 
 /* What a series measures until: nothing more, a verdict, or a baseline. */
@@ -377,9 +368,10 @@ static void run_series(int wl, unsigned int size, const struct goal *g,
 		bool warm = round < o.run.warmup;
 
 		if (!warm && r->n == o.run.rounds)
-			t_extra = now_s();
+			t_extra = perf_now_ns();
 		if (!warm && r->n >= o.run.rounds &&
-		    !perf_more(goal_met(g, r), r->n, now_s() - t_extra, &budget))
+		    !perf_more(goal_met(g, r), r->n,
+			       (perf_now_ns() - t_extra) / 1e9, &budget))
 			break;
 		for (k = 0; k < NR_S; k++) {
 			st = (round + k) % NR_S;
@@ -405,7 +397,7 @@ static void run_series(int wl, unsigned int size, const struct goal *g,
 		}
 		r->n++;
 	}
-	r->extra_s = now_s() - t_extra;
+	r->extra_s = (perf_now_ns() - t_extra) / 1e9;
 	r->status = KSFT_PASS;
 out:
 	if (skip)
@@ -857,7 +849,7 @@ int main(int argc, char **argv)
 {
 	unsigned int per, plan;
 	struct series *shared;
-	double t0 = now_s();
+	double t0 = perf_now_ns();
 	int v;
 
 	parse_opts(argc, argv);
@@ -895,7 +887,7 @@ int main(int argc, char **argv)
 			run_variant(v, shared);
 	perf_json_close();
 	store_baseline();
-	ksft_print_msg("total run time %.1f s\n", now_s() - t0);
+	ksft_print_msg("total run time %.1f s\n", (perf_now_ns() - t0) / 1e9);
 	munmap(shared, sizeof(*shared));
 	ksft_finished();
 }

@@ -44,7 +44,7 @@ static bool has_word(const char *line, const char *word)
 	return false;
 }
 
-static double now_ns(void)
+double perf_now_ns(void)
 {
 	struct timespec ts;
 
@@ -59,10 +59,10 @@ static double clock_overhead(void)
 	double t0;
 	int i;
 
-	t0 = now_ns();
+	t0 = perf_now_ns();
 	for (i = 0; i < 100000; i++)
 		clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (now_ns() - t0) / 100000;
+	return (perf_now_ns() - t0) / 100000;
 }
 
 static void read_or(const char *path, char *buf, size_t len, const char *dflt)

@@ -32,6 +32,9 @@ struct perf_env {
 	unsigned int nr_cpus;		/* CPUs this task may run on */
 };
 
+/* CLOCK_MONOTONIC, in ns: every time af_unix_send_perf keeps. */
+double perf_now_ns(void);
+
 void perf_env_probe(struct perf_env *env);
 void perf_env_print(const struct perf_env *env);
 

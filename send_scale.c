@@ -58,6 +58,7 @@
 
 #include "kselftest.h"
 #include "common.h"
+#include "perf_env.h"
 #include "send_scale.h"
 #include "send_workload.h"
 
@@ -101,14 +102,6 @@ struct ref {
 	double ns;
 	double ratio;
 };
-
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
 
 static void failed(struct slot *s, const char *what, int err)
 {
@@ -201,10 +194,10 @@ static int shared_round(struct job *j, int fd, struct mmsghdr *m,
 		for (i = 0; i < n; i++)
 			wl_fill_msg(m[i].msg_hdr.msg_iov->iov_base, j->size, (*tag)++);
 		for (sent = 0; sent < n; sent += r) {
-			t0 = now_ns();
+			t0 = perf_now_ns();
 			r = sendmmsg(fd, m + sent, n - sent, 0);
 			err = errno;
-			total += now_ns() - t0;
+			total += perf_now_ns() - t0;
 			if (r <= 0) {
 				snprintf(s->reason, sizeof(s->reason),
 					 "sendmmsg sent %d of %u messages: %s", r,
@@ -376,7 +369,7 @@ static void reap(struct job *j, unsigned int nr, double t0,
 			s = &j->slots[(i + j->n) % nr];
 			if (!s->pid)
 				continue;
-			if (!j->why[0] && now_ns() - t0 > j->limit_s * 1e9)
+			if (!j->why[0] && perf_now_ns() - t0 > j->limit_s * 1e9)
 				name_late(j, nr);
 			if (j->why[0])
 				kill(s->pid, SIGKILL);
@@ -410,7 +403,7 @@ static int bind_receiver(struct job *j)
 	int fd;
 
 	if (getrandom(&rnd, sizeof(rnd), GRND_NONBLOCK) != sizeof(rnd))
-		rnd = (unsigned int)(unsigned long long)now_ns();
+		rnd = (unsigned int)(unsigned long long)perf_now_ns();
 	memset(&j->addr, 0, sizeof(j->addr));
 	j->addr.sun_family = AF_UNIX;
 	snprintf(j->addr.sun_path + 1, sizeof(j->addr.sun_path) - 1,
@@ -434,7 +427,7 @@ static void wait_ready(struct job *j, double t0)
 	char b;
 
 	do {
-		left_ms = j->limit_s * 1e3 - (now_ns() - t0) / 1e6;
+		left_ms = j->limit_s * 1e3 - (perf_now_ns() - t0) / 1e6;
 	} while (left_ms > 0 && poll(&p, 1, (int)left_ms) > 0 &&
 		 read(j->ready[0], &b, 1) > 0);
 }
@@ -443,7 +436,7 @@ static void wait_ready(struct job *j, double t0)
 static void run_job(struct job *j)
 {
 	unsigned int nr = j->n + (j->pattern == P_SHARED), i, idx;
-	double t0 = now_ns();
+	double t0 = perf_now_ns();
 	sigset_t chld, old;
 	int rfd = -1;
 	pid_t pid;
