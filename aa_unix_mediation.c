@@ -986,39 +986,70 @@ static void check_bind_needs_w(struct ctx *c)
  *   the peer's path when it has one (unix_may_send): delegation does not
  *   spare it.  Stream and seqpacket messages and every receive are not
  *   mediated per message.
+ * - A listener handed over: its receipt checks nothing (no peer, and read
+ *   and write are send and receive, which only a peer is checked for).
+ *   accept() asks the accepting task's label for accept, whoever created
+ *   the listener (apparmor_socket_accept()); the client's connect asked
+ *   the label stored on the listener, which is why only a listener that
+ *   changes hands tells this check apart.  A listener on a path under the
+ *   NEW ABI is left to file rules, and accept is not one of NET_FS_PERMS:
+ *   neither a missing unix accept nor a denied path stops it.
  */
 enum lack {
 	LACK_NONE,
 	LACK_SEND,
 	LACK_RECEIVE,
+	LACK_ACCEPT,
 	LACK_OWN_PATH,		/* deny rw on the path of the end used */
 	LACK_PEER_PATH,		/* deny rw on the path of its peer */
 };
 
 struct handoff_case {
 	const char *desc;
-	bool pair, on_path;	/* the shapes it runs on */
+	bool pair, on_path, listener;	/* the shapes it runs on */
 	bool creator_confined;
 	enum lack creator, user;
 };
 
 /* clang-format off */
 static const struct handoff_case handoff_cases[] = {
-	/* desc                     pair   path   confined creator  user */
-	{ "both allowed",           true,  true,  true,  LACK_NONE, LACK_NONE },
-	{ "user lacks send",        true,  true,  true,  LACK_NONE, LACK_SEND },
-	{ "user lacks receive",     true,  true,  true,  LACK_NONE, LACK_RECEIVE },
-	{ "creator lacks send",     true,  false, true,  LACK_SEND, LACK_NONE },
+	/* desc              pair   path   listen confined creator  user */
+	{ "both allowed",    true,  true,  true,  true,  LACK_NONE, LACK_NONE },
+	{ "user lacks send", true,  true,  false, true,  LACK_NONE, LACK_SEND },
+	{ "user lacks receive",
+			     true,  true,  false, true,  LACK_NONE, LACK_RECEIVE },
+	{ "creator lacks send",
+			     true,  false, false, true,  LACK_SEND, LACK_NONE },
 	{ "unconfined creator, user lacks send",
-				    true,  true,  false, LACK_NONE, LACK_SEND },
+			     true,  true,  false, false, LACK_NONE, LACK_SEND },
+	{ "user lacks accept",
+			     false, false, true,  true,  LACK_NONE, LACK_ACCEPT },
+	{ "unconfined creator, user lacks accept",
+			     false, false, true,  false, LACK_NONE, LACK_ACCEPT },
 	{ "user denied its own path",
-				    false, true,  true,  LACK_NONE, LACK_OWN_PATH },
+			     false, true,  true,  true,  LACK_NONE, LACK_OWN_PATH },
 	{ "user denied the peer's path",
-				    false, true,  true,  LACK_NONE, LACK_PEER_PATH },
+			     false, true,  false, true,  LACK_NONE, LACK_PEER_PATH },
 	{ "unconfined creator, user denied the peer's path",
-				    false, true,  false, LACK_NONE, LACK_PEER_PATH },
+			     false, true,  false, false, LACK_NONE, LACK_PEER_PATH },
 };
 /* clang-format on */
+
+static bool is_listener(enum handoff_shape shape)
+{
+	return shape == HSHAPE_LISTENER || shape == HSHAPE_ABSTRACT_LISTENER;
+}
+
+/* What a listener's user meets at accept(), the one op it runs. */
+static struct handoff_outcome listener_expect(const struct handoff_case *hc,
+					      enum aa_abi abi,
+					      enum handoff_shape shape)
+{
+	if (hc->user == LACK_ACCEPT &&
+	    !(abi == AA_ABI_NEW && shape == HSHAPE_LISTENER))
+		return (struct handoff_outcome){ .step = HS_OP, .err = EACCES };
+	return (struct handoff_outcome){ .step = HS_DONE };
+}
 
 /* Whether revalidating @op's end under the user's label denies it. */
 static bool revalidation_denies(const struct handoff_case *hc,
@@ -1059,6 +1090,8 @@ static struct handoff_outcome handoff_expect(const struct handoff_case *hc,
 	enum lack send_lack = h->shape != HSHAPE_PAIR && abi == AA_ABI_NEW ?
 			      LACK_PEER_PATH : LACK_SEND;
 
+	if (is_listener(h->shape))
+		return listener_expect(hc, abi, h->shape);
 	/* The creator's own dgram send queues what the user will read. */
 	if (reads && dgram && hc->creator == LACK_SEND)
 		return (struct handoff_outcome){ .step = HS_SEED, .err = EACCES };
@@ -1081,10 +1114,10 @@ static void lack_rules(struct prof *p, enum aa_abi abi, enum lack lack,
 	static const char *const perm[] = {
 		[LACK_SEND] = "send",
 		[LACK_RECEIVE] = "receive",
+		[LACK_ACCEPT] = "accept",
 	};
 
-	lacking(p, abi, lack == LACK_SEND || lack == LACK_RECEIVE ?
-		perm[lack] : NULL);
+	lacking(p, abi, (size_t)lack < ARRAY_SIZE(perm) ? perm[lack] : NULL);
 	if (lack == LACK_OWN_PATH || lack == LACK_PEER_PATH)
 		add(p, "  deny %s/%s rw,\n", aa_policy_dir(policy),
 		    paths[lack == LACK_OWN_PATH ? 0 : 1]);
@@ -1104,6 +1137,7 @@ static void handoff_sub(struct ctx *c, enum handoff_shape shape,
 		.path = { path[0], path[1] },
 	};
 	struct handoff_outcome want, got;
+	enum handoff_op first, end;
 	char w[128], g[128];
 	int i, ret;
 
@@ -1116,6 +1150,8 @@ static void handoff_sub(struct ctx *c, enum handoff_shape shape,
 	/* change_profile writes the task's attr file. */
 	add(&creator, "  /proc/*/attr/{apparmor/,}current w,\n  change_profile,\n");
 	lack_rules(&user, v->abi, hc->user, names);
+	if (shape == HSHAPE_ABSTRACT_LISTENER)
+		h.path[0] = names[0];
 	h.creator = hc->creator_confined ? registered(c, &creator) : NULL;
 	h.user = registered(c, &user);
 	if (c->collect) {
@@ -1125,14 +1161,19 @@ static void handoff_sub(struct ctx *c, enum handoff_shape shape,
 	}
 	c->subs++;
 	ASSERT_FALSE((hc->creator_confined && !h.creator) || !h.user);
-	for (h.op = v->uring ? HOP_URING_SEND : HOP_WRITE;
-	     h.op < (v->uring ? HOP_COUNT : HOP_URING_SEND); h.op++) {
+	/* A listener is used once, by accept(). */
+	first = is_listener(shape) ? HOP_ACCEPT :
+		v->uring ? HOP_URING_SEND : HOP_WRITE;
+	end = is_listener(shape) ? HOP_COUNT :
+	      v->uring ? HOP_ACCEPT : HOP_URING_SEND;
+	for (h.op = first; h.op < end; h.op++) {
 		/*
 		 * A received end on a path: its receipt is the check; what
 		 * it does after is what it does after a change_profile.
 		 */
-		if (v->how == HANDOFF_PASS && shape != HSHAPE_PAIR &&
-		    h.op != HOP_WRITE && h.op != HOP_READ)
+		if (v->how == HANDOFF_PASS && !is_listener(shape) &&
+		    shape != HSHAPE_PAIR && h.op != HOP_WRITE &&
+		    h.op != HOP_READ)
 			continue;
 		ret = handoff_run(&h, &got);
 		unlink(path[0]);
@@ -1152,24 +1193,43 @@ static void handoff_sub(struct ctx *c, enum handoff_shape shape,
 	}
 }
 
-static void check_handoff(struct ctx *c)
+static bool shape_runs(const struct variant *v, enum handoff_shape shape)
 {
-	enum handoff_shape shape;
-	size_t i;
-
+	/* accept() by its system call; the socket systemd hands over. */
+	if (is_listener(shape))
+		return conn_type(v->type) && !v->uring;
 	/*
 	 * io_uring reaches the socket hooks sendmsg() and recvmsg() reach:
 	 * what the names of the ends change there is tested with those.  A
 	 * fork() splits a socketpair: the labels compared are those of a
 	 * change_profile, which runs every shape.
 	 */
-	bool pair_only = c->v->uring || c->v->how == HANDOFF_FORK;
+	return shape == HSHAPE_PAIR || !(v->uring || v->how == HANDOFF_FORK);
+}
 
-	for (shape = 0; shape < (pair_only ? HSHAPE_BOUND : HSHAPE_COUNT);
-	     shape++)
-		for (i = 0; i < ARRAY_SIZE(handoff_cases); i++)
-			if (shape == HSHAPE_PAIR ? handoff_cases[i].pair :
-			    handoff_cases[i].on_path)
+static bool case_runs(const struct handoff_case *hc, enum handoff_shape shape)
+{
+	switch (shape) {
+	case HSHAPE_PAIR:
+		return hc->pair;
+	case HSHAPE_LISTENER:
+		return hc->listener;
+	case HSHAPE_ABSTRACT_LISTENER:
+		return hc->listener && hc->user != LACK_OWN_PATH;
+	default:
+		return hc->on_path;
+	}
+}
+
+static void check_handoff(struct ctx *c)
+{
+	enum handoff_shape shape;
+	size_t i;
+
+	for (shape = 0; shape < HSHAPE_COUNT; shape++)
+		for (i = 0; shape_runs(c->v, shape) &&
+		     i < ARRAY_SIZE(handoff_cases); i++)
+			if (case_runs(&handoff_cases[i], shape))
 				handoff_sub(c, shape, &handoff_cases[i]);
 }
 

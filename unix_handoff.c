@@ -95,6 +95,8 @@ const char *handoff_shape_name(enum handoff_shape shape)
 		[HSHAPE_PAIR] = "socketpair",
 		[HSHAPE_BOUND] = "both ends on paths",
 		[HSHAPE_TO_BOUND] = "peer on a path",
+		[HSHAPE_LISTENER] = "listener on a path",
+		[HSHAPE_ABSTRACT_LISTENER] = "abstract listener",
 	};
 
 	return shape < HSHAPE_COUNT ? names[shape] : "?";
@@ -109,6 +111,7 @@ const char *handoff_op_name(enum handoff_op op)
 		[HOP_RECVMSG] = "recvmsg",
 		[HOP_URING_SEND] = "io_uring SEND",
 		[HOP_URING_RECV] = "io_uring RECV",
+		[HOP_ACCEPT] = "accept",
 	};
 
 	return op < HOP_COUNT ? names[op] : "?";
@@ -288,6 +291,22 @@ static int send_msg(struct run *r, enum handoff_step where, int fd,
 	return wrong(r, where, n == MSG_LEN, HF_SHORT) ? -1 : 0;
 }
 
+/*
+ * accept() on the listener @fd, then a message back on the connection:
+ * the check at the other end sees it.
+ */
+static int accept_at(struct run *r, enum handoff_step at, int fd)
+{
+	int conn = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
+	int ret;
+
+	if (failed(r, at, conn))
+		return -1;
+	ret = send_msg(r, at, conn, HOP_SENDMSG);
+	close(conn);
+	return ret;
+}
+
 /* The operation on end @fd, recorded as step @at. */
 static int use_at(struct run *r, enum handoff_step at, int fd)
 {
@@ -295,6 +314,8 @@ static int use_at(struct run *r, enum handoff_step at, int fd)
 	int ret;
 
 	r->out->step = at;
+	if (op == HOP_ACCEPT)
+		return accept_at(r, at, fd);
 #ifdef HAVE_LIBURING
 	if (op == HOP_URING_SEND || op == HOP_URING_RECV) {
 		/* The ring is the new label's own, made after the change. */
@@ -482,9 +503,35 @@ static int bound_pair(struct run *r, int sv[2])
 	return failed(r, HS_CREATE, sv[1]) ? -1 : 0;
 }
 
+/* End 0 listening on a path or an abstract name, end 1 connected to it. */
+static int listener_pair(struct run *r, int sv[2])
+{
+	const struct handoff *h = r->h;
+	struct sockaddr_un addr;
+	socklen_t len = path_addr(&addr, h->path[0]);
+
+	if (h->shape == HSHAPE_ABSTRACT_LISTENER) {
+		/* The name one byte on, after a NUL: the length is the same. */
+		memmove(addr.sun_path + 1, addr.sun_path,
+			sizeof(addr.sun_path) - 1);
+		addr.sun_path[0] = '\0';
+	}
+	sv[0] = socket(AF_UNIX, h->type, 0);
+	sv[1] = socket(AF_UNIX, h->type, 0);
+	if (failed(r, HS_CREATE, sv[0]) || failed(r, HS_CREATE, sv[1]))
+		return -1;
+	return failed(r, HS_CREATE, bind(sv[0], (struct sockaddr *)&addr, len)) ||
+	       failed(r, HS_CREATE, listen(sv[0], 1)) ||
+	       failed(r, HS_CREATE,
+		      connect(sv[1], (struct sockaddr *)&addr, len)) ? -1 : 0;
+}
+
 static int make_pair(struct run *r, int sv[2])
 {
 	r->out->step = HS_CREATE;
+	if (r->h->shape == HSHAPE_LISTENER ||
+	    r->h->shape == HSHAPE_ABSTRACT_LISTENER)
+		return listener_pair(r, sv);
 	if (r->h->shape != HSHAPE_PAIR)
 		return bound_pair(r, sv);
 	return failed(r, HS_CREATE, socketpair(AF_UNIX, r->h->type, 0, sv)) ?

@@ -24,6 +24,12 @@ enum handoff_shape {
 	HSHAPE_PAIR,		/* socketpair(): unnamed ends */
 	HSHAPE_BOUND,		/* both ends bound to paths, connected */
 	HSHAPE_TO_BOUND,	/* an end not on a path, its peer bound to one */
+	/*
+	 * End 0 listens, end 1's connection waits on it: a socket as
+	 * systemd hands it to a daemon.  Stream and seqpacket only.
+	 */
+	HSHAPE_LISTENER,	/* bound to path[0] */
+	HSHAPE_ABSTRACT_LISTENER, /* bound to the abstract name path[0] */
 	HSHAPE_COUNT,
 };
 
@@ -35,6 +41,7 @@ enum handoff_op {
 	HOP_RECVMSG,
 	HOP_URING_SEND,	/* the same through io_uring (liburing) */
 	HOP_URING_RECV,
+	HOP_ACCEPT,	/* listener shapes: accept(), then a message back */
 	HOP_COUNT,
 };
 
@@ -71,7 +78,10 @@ struct handoff {
 	enum handoff_how how;
 	enum handoff_shape shape;
 	int type;		/* SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET */
-	/* Bound shapes: where end 0 (if bound) and end 1 are bound. */
+	/*
+	 * Bound shapes: where end 0 (if bound) and end 1 are bound; the
+	 * listener shapes: where end 0 listens.
+	 */
 	const char *path[2];
 	const char *creator;	/* NULL: created unconfined */
 	const char *user;	/* the profile it is used under */
