@@ -983,7 +983,9 @@ static void check_bind_needs_w(struct ctx *c)
  *   whichever the operation, so a lack on either side denies both.
  * - sendmsg() and recvmsg() skip the file check.  A dgram send, by write()
  *   as by sendmsg(), asks the sender's current label for send, towards
- *   the peer's path when it has one (unix_may_send): delegation does not
+ *   the peer's path when it has one, else for its own path when it has
+ *   one: under the NEW ABI a path decides through file rules, and the
+ *   unix rules are not consulted (unix_may_send).  Delegation does not
  *   spare it.  Stream and seqpacket messages and every receive are not
  *   mediated per message.
  * - A listener handed over: its receipt checks nothing (no peer, and read
@@ -1065,6 +1067,7 @@ static bool revalidation_denies(const struct handoff_case *hc,
 		return hc->creator != LACK_NONE || hc->user == LACK_SEND ||
 		       hc->user == LACK_RECEIVE;
 	case HSHAPE_BOUND:
+	case HSHAPE_FROM_BOUND:
 		if (new)
 			return hc->user == LACK_OWN_PATH;
 		/* Receipt asks for read and write. */
@@ -1087,8 +1090,9 @@ static struct handoff_outcome handoff_expect(const struct handoff_case *hc,
 	bool reads = op == HOP_READ || op == HOP_RECVMSG;
 	/* Receipt revalidates for read and write: asked as a write. */
 	enum handoff_op recv_as = HOP_WRITE;
-	enum lack send_lack = h->shape != HSHAPE_PAIR && abi == AA_ABI_NEW ?
-			      LACK_PEER_PATH : LACK_SEND;
+	enum lack send_lack = h->shape == HSHAPE_PAIR || abi != AA_ABI_NEW ?
+			      LACK_SEND : h->shape == HSHAPE_FROM_BOUND ?
+			      LACK_OWN_PATH : LACK_PEER_PATH;
 
 	if (is_listener(h->shape))
 		return listener_expect(hc, abi, h->shape);
@@ -1152,6 +1156,8 @@ static void handoff_sub(struct ctx *c, enum handoff_shape shape,
 	lack_rules(&user, v->abi, hc->user, names);
 	if (shape == HSHAPE_ABSTRACT_LISTENER)
 		h.path[0] = names[0];
+	if (shape == HSHAPE_FROM_BOUND)
+		h.path[1] = names[1];
 	h.creator = hc->creator_confined ? registered(c, &creator) : NULL;
 	h.user = registered(c, &user);
 	if (c->collect) {
@@ -1216,6 +1222,8 @@ static bool case_runs(const struct handoff_case *hc, enum handoff_shape shape)
 		return hc->listener;
 	case HSHAPE_ABSTRACT_LISTENER:
 		return hc->listener && hc->user != LACK_OWN_PATH;
+	case HSHAPE_FROM_BOUND:
+		return hc->on_path && hc->user != LACK_PEER_PATH;
 	default:
 		return hc->on_path;
 	}

@@ -95,6 +95,7 @@ const char *handoff_shape_name(enum handoff_shape shape)
 		[HSHAPE_PAIR] = "socketpair",
 		[HSHAPE_BOUND] = "both ends on paths",
 		[HSHAPE_TO_BOUND] = "peer on a path",
+		[HSHAPE_FROM_BOUND] = "on a path, peer abstract",
 		[HSHAPE_LISTENER] = "listener on a path",
 		[HSHAPE_ABSTRACT_LISTENER] = "abstract listener",
 	};
@@ -458,29 +459,40 @@ static socklen_t path_addr(struct sockaddr_un *addr, const char *path)
 	return offsetof(struct sockaddr_un, sun_path) + strlen(addr->sun_path) + 1;
 }
 
+/* @addr's name one byte on, after a NUL: the length is the same. */
+static void make_abstract(struct sockaddr_un *addr)
+{
+	memmove(addr->sun_path + 1, addr->sun_path, sizeof(addr->sun_path) - 1);
+	addr->sun_path[0] = '\0';
+}
+
 /*
  * A connected pair whose end 1 is bound to a path, and end 0 too for
  * HSHAPE_BOUND.  Otherwise a dgram end 0 autobinds (an abstract name), so
  * that end 1 can connect back to it; a stream end 0 stays unnamed.
+ * HSHAPE_FROM_BOUND: end 0 on path[0], end 1 on the abstract name path[1].
  */
 static int bound_pair(struct run *r, int sv[2])
 {
 	const struct handoff *h = r->h;
 	bool conn = h->type != SOCK_DGRAM;
+	bool from = h->shape == HSHAPE_FROM_BOUND;
 	struct sockaddr_un a0, a1;
 	socklen_t l0 = sizeof(sa_family_t), l1;
 	int lfd;
 
 	memset(&a0, 0, sizeof(a0));
 	a0.sun_family = AF_UNIX;
-	if (h->shape == HSHAPE_BOUND)
+	if (h->shape == HSHAPE_BOUND || from)
 		l0 = path_addr(&a0, h->path[0]);
 	l1 = path_addr(&a1, h->path[1]);
+	if (from)
+		make_abstract(&a1);
 	sv[0] = socket(AF_UNIX, h->type, 0);
 	lfd = socket(AF_UNIX, h->type, 0);
 	if (failed(r, HS_CREATE, sv[0]) || failed(r, HS_CREATE, lfd))
 		return -1;
-	if ((h->shape == HSHAPE_BOUND || !conn) &&
+	if ((h->shape == HSHAPE_BOUND || from || !conn) &&
 	    failed(r, HS_CREATE, bind(sv[0], (struct sockaddr *)&a0, l0)))
 		return -1;
 	if (failed(r, HS_CREATE, bind(lfd, (struct sockaddr *)&a1, l1)))
@@ -510,12 +522,8 @@ static int listener_pair(struct run *r, int sv[2])
 	struct sockaddr_un addr;
 	socklen_t len = path_addr(&addr, h->path[0]);
 
-	if (h->shape == HSHAPE_ABSTRACT_LISTENER) {
-		/* The name one byte on, after a NUL: the length is the same. */
-		memmove(addr.sun_path + 1, addr.sun_path,
-			sizeof(addr.sun_path) - 1);
-		addr.sun_path[0] = '\0';
-	}
+	if (h->shape == HSHAPE_ABSTRACT_LISTENER)
+		make_abstract(&addr);
 	sv[0] = socket(AF_UNIX, h->type, 0);
 	sv[1] = socket(AF_UNIX, h->type, 0);
 	if (failed(r, HS_CREATE, sv[0]) || failed(r, HS_CREATE, sv[1]))

@@ -24,6 +24,7 @@ enum handoff_shape {
 	HSHAPE_PAIR,		/* socketpair(): unnamed ends */
 	HSHAPE_BOUND,		/* both ends bound to paths, connected */
 	HSHAPE_TO_BOUND,	/* an end not on a path, its peer bound to one */
+	HSHAPE_FROM_BOUND,	/* an end on a path, its peer on an abstract name */
 	/*
 	 * End 0 listens, end 1's connection waits on it: a socket as
 	 * systemd hands it to a daemon.  Stream and seqpacket only.
