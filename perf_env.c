@@ -44,14 +44,6 @@ static bool has_word(const char *line, const char *word)
 	return false;
 }
 
-double perf_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
 /* Every timed batch interval contains about one clock_gettime(). */
 static double clock_overhead(void)
 {

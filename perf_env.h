@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <sys/utsname.h>
+#include <time.h>
 
 #include "common.h"
 #include "perf_baseline.h"
@@ -32,8 +33,17 @@ struct perf_env {
 	unsigned int nr_cpus;		/* CPUs this task may run on */
 };
 
-/* CLOCK_MONOTONIC, in ns: every time af_unix_send_perf keeps. */
-double perf_now_ns(void);
+/*
+ * CLOCK_MONOTONIC, in ns: every time af_unix_send_perf keeps.  Inline:
+ * it brackets the timed sends.
+ */
+static inline double perf_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
 
 void perf_env_probe(struct perf_env *env);
 void perf_env_print(const struct perf_env *env);
