@@ -1037,11 +1037,6 @@ static const struct handoff_case handoff_cases[] = {
 };
 /* clang-format on */
 
-static bool is_listener(enum handoff_shape shape)
-{
-	return shape == HSHAPE_LISTENER || shape == HSHAPE_ABSTRACT_LISTENER;
-}
-
 /* What a listener's user meets at accept(), the one op it runs. */
 static struct handoff_outcome listener_expect(const struct handoff_case *hc,
 					      enum aa_abi abi,
@@ -1094,7 +1089,7 @@ static struct handoff_outcome handoff_expect(const struct handoff_case *hc,
 			      LACK_SEND : h->shape == HSHAPE_FROM_BOUND ?
 			      LACK_OWN_PATH : LACK_PEER_PATH;
 
-	if (is_listener(h->shape))
+	if (handoff_shape_listens(h->shape))
 		return listener_expect(hc, abi, h->shape);
 	/* The creator's own dgram send queues what the user will read. */
 	if (reads && dgram && hc->creator == LACK_SEND)
@@ -1168,16 +1163,16 @@ static void handoff_sub(struct ctx *c, enum handoff_shape shape,
 	c->subs++;
 	ASSERT_FALSE((hc->creator_confined && !h.creator) || !h.user);
 	/* A listener is used once, by accept(). */
-	first = is_listener(shape) ? HOP_ACCEPT :
+	first = handoff_shape_listens(shape) ? HOP_ACCEPT :
 		v->uring ? HOP_URING_SEND : HOP_WRITE;
-	end = is_listener(shape) ? HOP_COUNT :
+	end = handoff_shape_listens(shape) ? HOP_COUNT :
 	      v->uring ? HOP_ACCEPT : HOP_URING_SEND;
 	for (h.op = first; h.op < end; h.op++) {
 		/*
 		 * A received end on a path: its receipt is the check; what
 		 * it does after is what it does after a change_profile.
 		 */
-		if (v->how == HANDOFF_PASS && !is_listener(shape) &&
+		if (v->how == HANDOFF_PASS && !handoff_shape_listens(shape) &&
 		    shape != HSHAPE_PAIR && h.op != HOP_WRITE &&
 		    h.op != HOP_READ)
 			continue;
@@ -1202,7 +1197,7 @@ static void handoff_sub(struct ctx *c, enum handoff_shape shape,
 static bool shape_runs(const struct variant *v, enum handoff_shape shape)
 {
 	/* accept() by its system call; the socket systemd hands over. */
-	if (is_listener(shape))
+	if (handoff_shape_listens(shape))
 		return conn_type(v->type) && !v->uring;
 	/*
 	 * io_uring reaches the socket hooks sendmsg() and recvmsg() reach:

@@ -103,6 +103,12 @@ const char *handoff_shape_name(enum handoff_shape shape)
 	return shape < HSHAPE_COUNT ? names[shape] : "?";
 }
 
+/* End 0 is a listener: accept() is the one op it runs. */
+bool handoff_shape_listens(enum handoff_shape shape)
+{
+	return shape == HSHAPE_LISTENER || shape == HSHAPE_ABSTRACT_LISTENER;
+}
+
 const char *handoff_op_name(enum handoff_op op)
 {
 	static const char *const names[] = {
@@ -537,8 +543,7 @@ static int listener_pair(struct run *r, int sv[2])
 static int make_pair(struct run *r, int sv[2])
 {
 	r->out->step = HS_CREATE;
-	if (r->h->shape == HSHAPE_LISTENER ||
-	    r->h->shape == HSHAPE_ABSTRACT_LISTENER)
+	if (handoff_shape_listens(r->h->shape))
 		return listener_pair(r, sv);
 	if (r->h->shape != HSHAPE_PAIR)
 		return bound_pair(r, sv);

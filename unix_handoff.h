@@ -8,6 +8,7 @@
 #ifndef _SELFTESTS_APPARMOR_UNIX_HANDOFF_H
 #define _SELFTESTS_APPARMOR_UNIX_HANDOFF_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* How the socket reaches the label that uses it. */
@@ -111,6 +112,7 @@ const char *handoff_outcome_str(const struct handoff_outcome *o, char *buf,
 const char *handoff_how_name(enum handoff_how how);
 const char *handoff_op_name(enum handoff_op op);
 const char *handoff_shape_name(enum handoff_shape shape);
+bool handoff_shape_listens(enum handoff_shape shape);
 
 /* 0 if this build and kernel can run the io_uring ops, else -errno. */
 int handoff_uring_probe(void);
