@@ -19,8 +19,6 @@ else
 $(warning libapparmor not found by $(PKG_CONFIG): tests that need it will SKIP)
 endif
 
-TEST_GEN_PROGS := aa_unix_mediation
-
 # liburing is optional: what uses io_uring SKIPs without it.
 ifeq ($(shell $(PKG_CONFIG) --exists liburing 2>/dev/null && echo y),y)
 URING_CFLAGS := -DHAVE_LIBURING $(shell $(PKG_CONFIG) --cflags liburing)
@@ -29,20 +27,29 @@ else
 $(warning liburing not found by $(PKG_CONFIG): io_uring cases will SKIP)
 endif
 
+# What every AF_UNIX test program is built from besides its own file.
+UNIX_SRCS := common.c policy.c profile.c unix_core.c unix_scenario.c unix_perms.c
+
+TEST_GEN_PROGS := unix_rules_test
+TEST_GEN_PROGS += unix_handoff_test
+TEST_GEN_PROGS += unix_labels_test
+TEST_GEN_PROGS += unix_audit_test
 TEST_GEN_PROGS += af_unix_send_perf
 TEST_GEN_PROGS_EXTENDED += perf_verdict_test perf_baseline_test
 TEST_PROGS_EXTENDED += run_perf.sh aba_report.sh perf_report.py
 
 include ../lib.mk
 
-$(OUTPUT)/aa_unix_mediation: aa_unix_mediation.c common.c policy.c unix_scenario.c \
-	unix_handoff.c audit_log.c
-$(OUTPUT)/aa_unix_mediation: CFLAGS += $(APPARMOR_CFLAGS) $(URING_CFLAGS)
-$(OUTPUT)/aa_unix_mediation: LDLIBS += $(APPARMOR_LIBS) $(URING_LIBS)
+$(OUTPUT)/unix_%_test: CFLAGS += $(APPARMOR_CFLAGS) $(URING_CFLAGS)
+$(OUTPUT)/unix_%_test: LDLIBS += $(APPARMOR_LIBS) $(URING_LIBS)
+$(OUTPUT)/unix_rules_test: unix_rules_test.c $(UNIX_SRCS)
+$(OUTPUT)/unix_handoff_test: unix_handoff_test.c unix_handoff.c $(UNIX_SRCS)
+$(OUTPUT)/unix_labels_test: unix_labels_test.c unix_handoff.c $(UNIX_SRCS)
+$(OUTPUT)/unix_audit_test: unix_audit_test.c audit_log.c $(UNIX_SRCS)
 
 PERF_SRCS := perf_stats.c perf_verdict.c perf_parse.c perf_baseline.c
 
-$(OUTPUT)/af_unix_send_perf: af_unix_send_perf.c send_workload.c send_scale.c \
+$(OUTPUT)/af_unix_send_perf: af_unix_send_perf.c send_workload.c \
 	perf_env.c perf_json.c $(PERF_SRCS) common.c policy.c
 $(OUTPUT)/af_unix_send_perf: CFLAGS += $(URING_CFLAGS) $(APPARMOR_CFLAGS)
 $(OUTPUT)/af_unix_send_perf: LDLIBS += $(URING_LIBS) $(APPARMOR_LIBS) -lm

@@ -44,7 +44,6 @@
 #include "perf_json.h"
 #include "perf_parse.h"
 #include "perf_verdict.h"
-#include "send_scale.h"
 #include "send_workload.h"
 
 #define BASELINE_DIR	"/var/lib/apparmor-selftests"
@@ -63,8 +62,6 @@ static struct opts {
 	size_t nr_sizes;
 	unsigned int wl_mask;
 	unsigned int v_mask;
-	unsigned int senders[MAX_SIZES];
-	size_t nr_senders;
 	const char *json;
 	char baseline[4096];
 	bool budget_set;
@@ -105,8 +102,6 @@ static void print_usage(FILE *f)
 		"  --baseline PATH    baseline file (default %s/af_unix_send_perf.<machine-id>.baseline)\n"
 		"  --tolerance PCT    allowed ratio excess over the baseline, (0,100] (default 5)\n"
 		"  --record           measure until precise and store the ratios as the baseline\n"
-		"  --senders LIST     instead: N senders at once, each on its own CPU,\n"
-		"                     for each N of LIST (send_scale.h)\n"
 		"Bad options exit 1 (KSFT_FAIL).\n",
 		WL_MIN_SIZE, WL_MAX_SIZE, WL_MAX_BATCH, PERF_MAX_ROUNDS,
 		PERF_DEFAULT_ROUNDS, PERF_DEFAULT_MAX_ROUNDS,
@@ -176,7 +171,6 @@ static void parse_opts(int argc, char **argv)
 		{ "baseline", required_argument, NULL, 'B' },
 		{ "tolerance", required_argument, NULL, 't' },
 		{ "record", no_argument, NULL, 'R' },
-		{ "senders", required_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -240,12 +234,6 @@ static void parse_opts(int argc, char **argv)
 			break;
 		case 'R':
 			o.record = true;
-			break;
-		case 'N':
-			if (perf_parse_uint_list(optarg, 1, CPU_SETSIZE, o.senders,
-						 MAX_SIZES, &o.nr_senders))
-				bad_opt("senders", optarg,
-					"expected up to 16 counts, comma separated");
 			break;
 		case 'h':
 			print_usage(stdout);
@@ -858,9 +846,6 @@ int main(int argc, char **argv)
 	/* the ratio is its own control, a slow machine only needs more time */
 	if (env.machine_slow && !o.budget_set)
 		o.run.budget_s *= SLOW_BUDGET;
-	if (o.nr_senders)
-		return scale_main(&env, &o.run, o.senders, o.nr_senders,
-				  o.sizes[0]);
 	per = o.nr_sizes * __builtin_popcount(o.wl_mask);
 	plan = per * __builtin_popcount(o.v_mask);
 	if (o.v_mask & (1U << V_UNCONFINED))

@@ -110,11 +110,6 @@ const char *aa_policy_dir(const struct aa_policy *pol)
 	return pol->dir;
 }
 
-const char *aa_policy_id(const struct aa_policy *pol)
-{
-	return pol->id;
-}
-
 int aa_policy_count(const struct aa_policy *pol)
 {
 	return pol->count;

@@ -32,9 +32,8 @@ struct aa_policy *aa_policy_new(const char *prefix, char *err, size_t errlen);
 /* Unloads the run's profiles and removes its files; only in its creator. */
 void aa_policy_free(struct aa_policy *pol);
 
-/* The run's private directory, and its random id. */
+/* The run's private directory. */
 const char *aa_policy_dir(const struct aa_policy *pol);
-const char *aa_policy_id(const struct aa_policy *pol);
 
 /*
  * The full name a profile called @name gets in this run (for peer label

@@ -28,11 +28,8 @@
 #endif
 
 #include "common.h"
+#include "unix_core.h"
 #include "unix_handoff.h"
-
-#define MSG_LEN 64
-#define IO_TIMEOUT_MS 5000
-#define EXIT_TIMEOUT_MS 10000
 
 /* The creator's process and, for fork and SCM_RIGHTS, the user's. */
 enum who {
@@ -43,38 +40,13 @@ enum who {
 
 struct run {
 	const struct handoff *h;
-	struct handoff_outcome *out;
+	struct outcome *out;
+	struct run *user;	/* the creator's: where the user records */
+	int chan;		/* to the other process, -1 if none */
+	int chan_other;		/* the end only the other process holds */
 #ifdef HAVE_LIBURING
 	struct io_uring ring;
 #endif
-};
-
-static const char *const step_names[] = {
-	[HS_NOT_RUN] = "not run",
-	[HS_CONFINE_CREATOR] = "confine the creator",
-	[HS_CREATE] = "create the pair",
-	[HS_SEED] = "seed",
-	[HS_BEFORE] = "op before the replacement",
-	[HS_HANDOFF] = "hand off",
-	[HS_CONFINE_USER] = "confine the user",
-	[HS_RECV_FD] = "receive fd",
-	[HS_OP] = "op",
-	[HS_CHECK] = "check the other end",
-	[HS_DONE] = "done",
-};
-
-static const char *const fault_names[] = {
-	[HF_NONE] = "no fault",
-	[HF_NOT_INSTALLED] = "not installed (MSG_CTRUNC)",
-	[HF_SHORT] = "message cut",
-	[HF_PAYLOAD] = "payload differs from what was sent",
-	[HF_TIMEOUT] = "timed out waiting",
-	[HF_PEER_STOPPED] = "the other process had stopped",
-	[HF_LABEL] = "label differs from the profile",
-	[HF_TEST] = "the test's own call failed",
-	[HF_HUNG] = "did not exit: killed",
-	[HF_CRASHED] = "killed by signal",
-	[HF_EXIT] = "exited with status",
 };
 
 const char *handoff_how_name(enum handoff_how how)
@@ -124,82 +96,11 @@ const char *handoff_op_name(enum handoff_op op)
 	return op < HOP_COUNT ? names[op] : "?";
 }
 
-const char *handoff_outcome_str(const struct handoff_outcome *o, char *buf,
-				size_t len)
-{
-	const char *step = o->step <= HS_DONE ? step_names[o->step] : "?";
-	const char *fault = o->fault < HF_COUNT ? fault_names[o->fault] : "?";
-
-	if (o->step == HS_DONE && !o->err && !o->fault)
-		snprintf(buf, len, "done");
-	else if (o->fault == HF_NONE)
-		snprintf(buf, len, "%s: %s (%s)", step,
-			 strerrorname_np(o->err) ?: "no errno", strerror(o->err));
-	else if (o->fault == HF_TEST)
-		snprintf(buf, len, "%s: %s: %s", step, fault,
-			 strerror(o->detail));
-	else if (o->fault >= HF_CRASHED)
-		snprintf(buf, len, "%s: %s %d", step, fault, o->detail);
-	else
-		snprintf(buf, len, "%s: %s", step, fault);
-	return buf;
-}
-
-/* True, with the step and the kernel's errno recorded, when it failed. */
-static bool failed(struct run *r, enum handoff_step where, long ret)
-{
-	if (ret >= 0)
-		return false;
-	r->out->step = where;
-	r->out->err = errno;
-	return true;
-}
-
-/* True, with the step and the test's reason recorded, when !@ok. */
-static bool wrong(struct run *r, enum handoff_step where, bool ok,
-		  enum handoff_fault fault)
-{
-	if (ok)
-		return false;
-	r->out->step = where;
-	r->out->fault = fault;
-	r->out->detail = errno;
-	return true;
-}
-
 static void make_msg(char *buf, enum handoff_op op)
 {
 	memset(buf, 0, MSG_LEN);
 	snprintf(buf, MSG_LEN, "aa_unix_mediation handoff %s",
 		 handoff_op_name(op));
-}
-
-static int confine(struct run *r, enum handoff_step where, const char *profile)
-{
-	int ret;
-
-	if (!profile)
-		return 0;
-	r->out->step = where;
-	ret = aa_confine(profile);
-	if (ret) {
-		r->out->err = -ret;
-		return -1;
-	}
-	return wrong(r, where, !aa_check_label(profile, false), HF_LABEL) ? -1 : 0;
-}
-
-/*
- * Waits for @fd to be readable: no setsockopt(SO_RCVTIMEO), which is
- * itself mediated.
- */
-static bool readable(struct run *r, enum handoff_step where, int fd)
-{
-	struct pollfd pfd = { .fd = fd, .events = POLLIN };
-	int n = poll(&pfd, 1, IO_TIMEOUT_MS);
-
-	return !wrong(r, where, n >= 0, HF_TEST) &&
-	       !wrong(r, where, n > 0, HF_TIMEOUT);
 }
 
 #ifdef HAVE_LIBURING
@@ -270,22 +171,22 @@ static bool op_reads(enum handoff_op op)
 }
 
 /* Receives the run's message on @fd by @via and checks every byte. */
-static int recv_msg(struct run *r, enum handoff_step where, int fd,
+static int recv_msg(struct run *r, enum step where, int fd,
 		    enum handoff_op via)
 {
 	char want[MSG_LEN], got[MSG_LEN + 1];
 	ssize_t n;
 
-	if (!readable(r, where, fd))
+	if (!readable(r->out, where, fd, -1))
 		return -1;
 	n = xfer(r, via, fd, got, sizeof(got));
-	if (failed(r, where, n) || wrong(r, where, n == MSG_LEN, HF_SHORT))
+	if (failed(r->out, where, n) || wrong(r->out, where, n == MSG_LEN, FAULT_SHORT))
 		return -1;
 	make_msg(want, r->h->op);
-	return wrong(r, where, !memcmp(want, got, MSG_LEN), HF_PAYLOAD) ? -1 : 0;
+	return wrong(r->out, where, !memcmp(want, got, MSG_LEN), FAULT_PAYLOAD) ? -1 : 0;
 }
 
-static int send_msg(struct run *r, enum handoff_step where, int fd,
+static int send_msg(struct run *r, enum step where, int fd,
 		    enum handoff_op via)
 {
 	char buf[MSG_LEN];
@@ -293,21 +194,21 @@ static int send_msg(struct run *r, enum handoff_step where, int fd,
 
 	make_msg(buf, r->h->op);
 	n = xfer(r, via, fd, buf, MSG_LEN);
-	if (failed(r, where, n))
+	if (failed(r->out, where, n))
 		return -1;
-	return wrong(r, where, n == MSG_LEN, HF_SHORT) ? -1 : 0;
+	return wrong(r->out, where, n == MSG_LEN, FAULT_SHORT) ? -1 : 0;
 }
 
 /*
  * accept() on the listener @fd, then a message back on the connection:
  * the check at the other end sees it.
  */
-static int accept_at(struct run *r, enum handoff_step at, int fd)
+static int accept_at(struct run *r, enum step at, int fd)
 {
 	int conn = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
 	int ret;
 
-	if (failed(r, at, conn))
+	if (failed(r->out, at, conn))
 		return -1;
 	ret = send_msg(r, at, conn, HOP_SENDMSG);
 	close(conn);
@@ -315,7 +216,7 @@ static int accept_at(struct run *r, enum handoff_step at, int fd)
 }
 
 /* The operation on end @fd, recorded as step @at. */
-static int use_at(struct run *r, enum handoff_step at, int fd)
+static int use_at(struct run *r, enum step at, int fd)
 {
 	enum handoff_op op = r->h->op;
 	int ret;
@@ -328,7 +229,7 @@ static int use_at(struct run *r, enum handoff_step at, int fd)
 		/* The ring is the new label's own, made after the change. */
 		ret = io_uring_queue_init(2, &r->ring, 0);
 		errno = -ret;
-		if (wrong(r, at, !ret, HF_TEST))
+		if (wrong(r->out, at, !ret, FAULT_TEST))
 			return -1;
 	}
 #endif
@@ -345,11 +246,11 @@ static int use_at(struct run *r, enum handoff_step at, int fd)
 
 static int use(struct run *r, int fd)
 {
-	return use_at(r, HS_OP, fd);
+	return use_at(r, STEP_OP, fd);
 }
 
 /* The creator's end receives what the user's end wrote. */
-static int check_at(struct run *r, enum handoff_step at, int fd)
+static int check_at(struct run *r, enum step at, int fd)
 {
 	if (op_reads(r->h->op))
 		return 0;
@@ -358,7 +259,7 @@ static int check_at(struct run *r, enum handoff_step at, int fd)
 
 static int check(struct run *r, int fd)
 {
-	return check_at(r, HS_CHECK, fd);
+	return check_at(r, STEP_CHECK, fd);
 }
 
 /* Asks the caller to replace our profile, and waits until it has. */
@@ -366,12 +267,12 @@ static int await_replace(struct run *r, int chan)
 {
 	char c = 0;
 
-	r->out->step = HS_HANDOFF;
-	if (wrong(r, HS_HANDOFF, write(chan, "r", 1) == 1, HF_TEST) ||
-	    !readable(r, HS_HANDOFF, chan))
+	r->out->step = STEP_HANDOFF;
+	if (wrong(r->out, STEP_HANDOFF, write(chan, "r", 1) == 1, FAULT_TEST) ||
+	    !readable(r->out, STEP_HANDOFF, chan, -1))
 		return -1;
-	return wrong(r, HS_HANDOFF, read(chan, &c, 1) == 1 && c == 'g',
-		     HF_PEER_STOPPED) ? -1 : 0;
+	return wrong(r->out, STEP_HANDOFF, read(chan, &c, 1) == 1 && c == 'g',
+		     FAULT_PEER_STOPPED) ? -1 : 0;
 }
 
 /* The caller's side of await_replace(): 0, or why it could not. */
@@ -391,22 +292,6 @@ static int replace_for(const struct handoff *h, int chan)
 	return ret;
 }
 
-/* Records how a child process ended if it did not say where it stopped. */
-static void reap(struct run *r, pid_t pid)
-{
-	int status = aa_reap(pid, EXIT_TIMEOUT_MS);
-
-	if (status < 0) {
-		r->out->fault = HF_HUNG;
-	} else if (WIFSIGNALED(status)) {
-		r->out->fault = HF_CRASHED;
-		r->out->detail = WTERMSIG(status);
-	} else if (WEXITSTATUS(status)) {
-		r->out->fault = HF_EXIT;
-		r->out->detail = WEXITSTATUS(status);
-	}
-}
-
 static int send_fd(struct run *r, int chan, int fd)
 {
 	char data = 'f', cbuf[CMSG_SPACE(sizeof(int))] = { };
@@ -423,7 +308,7 @@ static int send_fd(struct run *r, int chan, int fd)
 	cm->cmsg_type = SCM_RIGHTS;
 	cm->cmsg_len = CMSG_LEN(sizeof(int));
 	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	return failed(r, HS_HANDOFF, sendmsg(chan, &msg, 0)) ? -1 : 0;
+	return failed(r->out, STEP_HANDOFF, sendmsg(chan, &msg, 0)) ? -1 : 0;
 }
 
 /* The descriptor the creator passed, or -1 with the reason recorded. */
@@ -441,35 +326,20 @@ static int recv_fd(struct run *r, int chan)
 	ssize_t n;
 	int fd;
 
-	r->out->step = HS_RECV_FD;
-	if (!readable(r, HS_RECV_FD, chan))
+	r->out->step = STEP_RECV_FD;
+	if (!readable(r->out, STEP_RECV_FD, chan, -1))
 		return -1;
 	n = recvmsg(chan, &msg, MSG_CMSG_CLOEXEC);
-	if (failed(r, HS_RECV_FD, n) ||
-	    wrong(r, HS_RECV_FD, n == 1, HF_PEER_STOPPED))
+	if (failed(r->out, STEP_RECV_FD, n) ||
+	    wrong(r->out, STEP_RECV_FD, n == 1, FAULT_PEER_STOPPED))
 		return -1;
 	/* A descriptor the receiver may not have is dropped, not refused. */
 	cm = CMSG_FIRSTHDR(&msg);
-	if (wrong(r, HS_RECV_FD, cm && cm->cmsg_type == SCM_RIGHTS &&
-		  cm->cmsg_len == CMSG_LEN(sizeof(int)), HF_NOT_INSTALLED))
+	if (wrong(r->out, STEP_RECV_FD, cm && cm->cmsg_type == SCM_RIGHTS &&
+		  cm->cmsg_len == CMSG_LEN(sizeof(int)), FAULT_NOT_INSTALLED))
 		return -1;
 	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
 	return fd;
-}
-
-static socklen_t path_addr(struct sockaddr_un *addr, const char *path)
-{
-	memset(addr, 0, sizeof(*addr));
-	addr->sun_family = AF_UNIX;
-	snprintf(addr->sun_path, sizeof(addr->sun_path), "%s", path);
-	return offsetof(struct sockaddr_un, sun_path) + strlen(addr->sun_path) + 1;
-}
-
-/* @addr's name one byte on, after a NUL: the length is the same. */
-static void make_abstract(struct sockaddr_un *addr)
-{
-	memmove(addr->sun_path + 1, addr->sun_path, sizeof(addr->sun_path) - 1);
-	addr->sun_path[0] = '\0';
 }
 
 /*
@@ -484,41 +354,37 @@ static int bound_pair(struct run *r, int sv[2])
 	bool conn = h->type != SOCK_DGRAM;
 	bool from = h->shape == HSHAPE_FROM_BOUND;
 	struct sockaddr_un a0, a1;
-	socklen_t l0 = sizeof(sa_family_t), l1;
+	socklen_t l0, l1;
 	int lfd;
 
-	memset(&a0, 0, sizeof(a0));
-	a0.sun_family = AF_UNIX;
-	if (h->shape == HSHAPE_BOUND || from)
-		l0 = path_addr(&a0, h->path[0]);
-	l1 = path_addr(&a1, h->path[1]);
-	if (from)
-		make_abstract(&a1);
+	l0 = unix_addr(&a0, h->shape == HSHAPE_BOUND || from ? h->path[0] :
+			    NULL, false);
+	l1 = unix_addr(&a1, h->path[1], from);
 	sv[0] = socket(AF_UNIX, h->type, 0);
 	lfd = socket(AF_UNIX, h->type, 0);
-	if (failed(r, HS_CREATE, sv[0]) || failed(r, HS_CREATE, lfd))
+	if (failed(r->out, STEP_CREATE, sv[0]) || failed(r->out, STEP_CREATE, lfd))
 		return -1;
 	if ((h->shape == HSHAPE_BOUND || from || !conn) &&
-	    failed(r, HS_CREATE, bind(sv[0], (struct sockaddr *)&a0, l0)))
+	    failed(r->out, STEP_CREATE, bind(sv[0], (struct sockaddr *)&a0, l0)))
 		return -1;
-	if (failed(r, HS_CREATE, bind(lfd, (struct sockaddr *)&a1, l1)))
+	if (failed(r->out, STEP_CREATE, bind(lfd, (struct sockaddr *)&a1, l1)))
 		return -1;
 	if (!conn) {
 		sv[1] = lfd;
 		l0 = sizeof(a0);
-		return failed(r, HS_CREATE,
+		return failed(r->out, STEP_CREATE,
 			      connect(sv[0], (struct sockaddr *)&a1, l1)) ||
-		       failed(r, HS_CREATE,
+		       failed(r->out, STEP_CREATE,
 			      getsockname(sv[0], (struct sockaddr *)&a0, &l0)) ||
-		       failed(r, HS_CREATE,
+		       failed(r->out, STEP_CREATE,
 			      connect(sv[1], (struct sockaddr *)&a0, l0)) ? -1 : 0;
 	}
-	if (failed(r, HS_CREATE, listen(lfd, 1)) ||
-	    failed(r, HS_CREATE, connect(sv[0], (struct sockaddr *)&a1, l1)))
+	if (failed(r->out, STEP_CREATE, listen(lfd, 1)) ||
+	    failed(r->out, STEP_CREATE, connect(sv[0], (struct sockaddr *)&a1, l1)))
 		return -1;
 	sv[1] = accept(lfd, NULL, NULL);
 	close(lfd);
-	return failed(r, HS_CREATE, sv[1]) ? -1 : 0;
+	return failed(r->out, STEP_CREATE, sv[1]) ? -1 : 0;
 }
 
 /* End 0 listening on a path or an abstract name, end 1 connected to it. */
@@ -526,28 +392,27 @@ static int listener_pair(struct run *r, int sv[2])
 {
 	const struct handoff *h = r->h;
 	struct sockaddr_un addr;
-	socklen_t len = path_addr(&addr, h->path[0]);
+	socklen_t len = unix_addr(&addr, h->path[0],
+				  h->shape == HSHAPE_ABSTRACT_LISTENER);
 
-	if (h->shape == HSHAPE_ABSTRACT_LISTENER)
-		make_abstract(&addr);
 	sv[0] = socket(AF_UNIX, h->type, 0);
 	sv[1] = socket(AF_UNIX, h->type, 0);
-	if (failed(r, HS_CREATE, sv[0]) || failed(r, HS_CREATE, sv[1]))
+	if (failed(r->out, STEP_CREATE, sv[0]) || failed(r->out, STEP_CREATE, sv[1]))
 		return -1;
-	return failed(r, HS_CREATE, bind(sv[0], (struct sockaddr *)&addr, len)) ||
-	       failed(r, HS_CREATE, listen(sv[0], 1)) ||
-	       failed(r, HS_CREATE,
+	return failed(r->out, STEP_CREATE, bind(sv[0], (struct sockaddr *)&addr, len)) ||
+	       failed(r->out, STEP_CREATE, listen(sv[0], 1)) ||
+	       failed(r->out, STEP_CREATE,
 		      connect(sv[1], (struct sockaddr *)&addr, len)) ? -1 : 0;
 }
 
 static int make_pair(struct run *r, int sv[2])
 {
-	r->out->step = HS_CREATE;
+	r->out->step = STEP_CREATE;
 	if (handoff_shape_listens(r->h->shape))
 		return listener_pair(r, sv);
 	if (r->h->shape != HSHAPE_PAIR)
 		return bound_pair(r, sv);
-	return failed(r, HS_CREATE, socketpair(AF_UNIX, r->h->type, 0, sv)) ?
+	return failed(r->out, STEP_CREATE, socketpair(AF_UNIX, r->h->type, 0, sv)) ?
 	       -1 : 0;
 }
 
@@ -556,13 +421,13 @@ static void pass_user(struct run *r, int chan)
 {
 	int fd;
 
-	if (confine(r, HS_CONFINE_USER, r->h->user))
+	if (confine(r->out, STEP_CONFINE_USER, r->h->user, false, false))
 		return;
 	fd = recv_fd(r, chan);
 	if (fd < 0)
 		return;
 	if (!use(r, fd))
-		r->out->step = HS_DONE;
+		r->out->step = STEP_DONE;
 }
 
 /* Where the user's end goes after seeding; the creator keeps end 1. */
@@ -572,32 +437,32 @@ static int hand_off(struct run *r, struct run *user, int sv[2], int chan)
 
 	switch (r->h->how) {
 	case HANDOFF_CHANGE:
-		if (confine(user, HS_CONFINE_USER, r->h->user) || use(user, sv[0]))
+		if (confine(user->out, STEP_CONFINE_USER, r->h->user, false, false) || use(user, sv[0]))
 			return -1;
-		user->out->step = HS_DONE;
+		user->out->step = STEP_DONE;
 		return 0;
 	case HANDOFF_FORK:
-		r->out->step = HS_HANDOFF;
+		r->out->step = STEP_HANDOFF;
 		pid = fork();
-		if (failed(r, HS_HANDOFF, pid))
+		if (failed(r->out, STEP_HANDOFF, pid))
 			return -1;
 		if (!pid) {
 			close(sv[1]);
-			if (!confine(user, HS_CONFINE_USER, r->h->user) &&
+			if (!confine(user->out, STEP_CONFINE_USER, r->h->user, false, false) &&
 			    !use(user, sv[0]))
-				user->out->step = HS_DONE;
+				user->out->step = STEP_DONE;
 			_exit(0);
 		}
 		close(sv[0]);
-		reap(user, pid);
-		return user->out->step == HS_DONE && !user->out->fault ? 0 : -1;
+		reap(user->out, pid);
+		return user->out->step == STEP_DONE && !user->out->fault ? 0 : -1;
 	case HANDOFF_REPLACE:
 		/* The pair is in use before the profile is replaced. */
-		if (use_at(r, HS_BEFORE, sv[0]) ||
-		    check_at(r, HS_BEFORE, sv[1]) || await_replace(r, chan) ||
+		if (use_at(r, STEP_BEFORE, sv[0]) ||
+		    check_at(r, STEP_BEFORE, sv[1]) || await_replace(r, chan) ||
 		    use(user, sv[0]))
 			return -1;
-		user->out->step = HS_DONE;
+		user->out->step = STEP_DONE;
 		return 0;
 	default:
 		if (send_fd(r, chan, sv[0]))
@@ -615,25 +480,25 @@ static void creator(struct run *r, struct run *user, int chan)
 {
 	int sv[2];
 
-	if (confine(r, HS_CONFINE_CREATOR, r->h->creator))
+	if (confine(r->out, STEP_CONFINE, r->h->creator, false, false))
 		return;
 	if (make_pair(r, sv))
 		return;
-	if (op_reads(r->h->op) && send_msg(r, HS_SEED, sv[1], HOP_SENDMSG))
+	if (op_reads(r->h->op) && send_msg(r, STEP_SEED, sv[1], HOP_SENDMSG))
 		return;
 	if (hand_off(r, user, sv, chan))
 		return;
 	/* SCM_RIGHTS: the user says when it has used its end, or stops. */
-	if (r->h->how == HANDOFF_PASS && !readable(r, HS_CHECK, chan))
+	if (r->h->how == HANDOFF_PASS && !readable(r->out, STEP_CHECK, chan, -1))
 		return;
-	if (r->h->how == HANDOFF_PASS && user->out->step != HS_DONE)
+	if (r->h->how == HANDOFF_PASS && user->out->step != STEP_DONE)
 		return;
-	r->out->step = HS_CHECK;
+	r->out->step = STEP_CHECK;
 	if (!check(r, sv[1]))
-		r->out->step = HS_DONE;
+		r->out->step = STEP_DONE;
 }
 
-static bool stopped(const struct handoff_outcome *o)
+static bool stopped(const struct outcome *o)
 {
 	return o->err || o->fault;
 }
@@ -642,31 +507,50 @@ static bool stopped(const struct handoff_outcome *o)
  * The creator stops on its own only before the hand-off or at the check,
  * and quietly when the user stopped: the first failure is the result.
  */
-static struct handoff_outcome merge(const struct handoff_outcome o[WHO_COUNT])
+static struct outcome merge(const struct outcome o[WHO_COUNT])
 {
 	if (stopped(&o[CREATOR]))
 		return o[CREATOR];
-	if (stopped(&o[USER]) || o[USER].step != HS_DONE)
+	if (stopped(&o[USER]) || o[USER].step != STEP_DONE)
 		return o[USER];
 	return o[CREATOR];
 }
 
-int handoff_run(const struct handoff *h, struct handoff_outcome *out)
+static void creator_main(void *arg)
 {
-	struct handoff_outcome *sh;
+	struct run *r = arg;
+
+	if (r->chan_other >= 0)
+		close(r->chan_other);
+	creator(r, r->user, r->chan);
+}
+
+static void user_main(void *arg)
+{
+	struct run *r = arg;
+
+	close(r->chan_other);
+	pass_user(r, r->chan);
+	/* Tells the creator the end has been used, or not. */
+	if (write(r->chan, "u", 1) != 1)
+		_exit(1);
+}
+
+int handoff_run(const struct handoff *h, struct outcome *out)
+{
+	static void (*const main_of[WHO_COUNT])(void *) = {
+		[CREATOR] = creator_main,
+		[USER] = user_main,
+	};
+	struct outcome *sh;
 	struct run r[WHO_COUNT];
 	int chan[2] = { -1, -1 }, ret = 0;
 	pid_t pid[WHO_COUNT] = { 0, 0 };
 	enum who w;
 
-	sh = mmap(NULL, WHO_COUNT * sizeof(*sh), PROT_READ | PROT_WRITE,
-		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (sh == MAP_FAILED)
+	sh = shared_alloc(WHO_COUNT * sizeof(*sh));
+	if (!sh)
 		return -errno;
-	for (w = CREATOR; w < WHO_COUNT; w++) {
-		sh[w] = (struct handoff_outcome){ .step = HS_NOT_RUN };
-		r[w] = (struct run){ .h = h, .out = &sh[w] };
-	}
 	/*
 	 * The channel is created unconfined: passing on it is not checked,
 	 * nor are the messages of a replacement.
@@ -677,27 +561,23 @@ int handoff_run(const struct handoff *h, struct handoff_outcome *out)
 		goto out;
 	}
 	for (w = CREATOR; w < WHO_COUNT; w++) {
+		sh[w] = (struct outcome){ .step = STEP_NOT_RUN };
+		r[w] = (struct run){
+			.h = h,
+			.out = &sh[w],
+			.user = &r[USER],
+			.chan = chan[w],
+			.chan_other = chan[!w],
+		};
+	}
+	for (w = CREATOR; w < WHO_COUNT; w++) {
 		if (w == USER && h->how != HANDOFF_PASS)
 			break;
-		pid[w] = fork();
+		pid[w] = spawn(main_of[w], &r[w]);
 		if (pid[w] < 0) {
-			ret = -errno;
+			ret = pid[w];
 			break;
 		}
-		if (pid[w])
-			continue;
-		if (w == CREATOR) {
-			if (chan[1] >= 0)
-				close(chan[1]);
-			creator(&r[CREATOR], &r[USER], chan[0]);
-		} else {
-			close(chan[0]);
-			pass_user(&r[USER], chan[1]);
-			/* Tells the creator the end has been used, or not. */
-			if (write(chan[1], "u", 1) != 1)
-				_exit(1);
-		}
-		_exit(0);
 	}
 	if (h->how == HANDOFF_REPLACE && pid[CREATOR] > 0) {
 		ret = replace_for(h, chan[1]);
@@ -710,13 +590,13 @@ int handoff_run(const struct handoff *h, struct handoff_outcome *out)
 	}
 	for (w = CREATOR; w < WHO_COUNT; w++) {
 		if (pid[w] > 0)
-			reap(&r[w], pid[w]);
+			reap(r[w].out, pid[w]);
 		else if (pid[w] < 0 && w == USER && pid[CREATOR] > 0)
 			kill(pid[CREATOR], SIGKILL);
 	}
 	*out = merge(sh);
 out:
-	munmap(sh, WHO_COUNT * sizeof(*sh));
+	shared_free(sh, WHO_COUNT * sizeof(*sh));
 	return ret;
 }
 

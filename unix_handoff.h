@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "unix_core.h"
+
 /* How the socket reaches the label that uses it. */
 enum handoff_how {
 	HANDOFF_CHANGE,	/* its creator changes profile, then uses it */
@@ -47,35 +49,6 @@ enum handoff_op {
 	HOP_COUNT,
 };
 
-enum handoff_step {
-	HS_NOT_RUN,
-	HS_CONFINE_CREATOR,
-	HS_CREATE,		/* socketpair(), or bind and connect */
-	HS_SEED,		/* read ops: the creator's end sends one message */
-	HS_BEFORE,		/* replace: the op, before the replacement */
-	HS_HANDOFF,		/* fork(), sendmsg(SCM_RIGHTS), or replace */
-	HS_CONFINE_USER,
-	HS_RECV_FD,		/* recvmsg(SCM_RIGHTS) under the new label */
-	HS_OP,
-	HS_CHECK,		/* the other end received what was written */
-	HS_DONE,
-};
-
-enum handoff_fault {
-	HF_NONE,		/* done, or the kernel's errno is in @err */
-	HF_NOT_INSTALLED,	/* SCM_RIGHTS: no descriptor, MSG_CTRUNC */
-	HF_SHORT,		/* a message was cut */
-	HF_PAYLOAD,		/* bytes received differ from those sent */
-	HF_TIMEOUT,		/* nothing to read in time */
-	HF_PEER_STOPPED,	/* the other process stopped first */
-	HF_LABEL,		/* the label is not the profile expected */
-	HF_TEST,		/* the test's own call failed (@detail: errno) */
-	HF_HUNG,		/* did not exit in time: killed */
-	HF_CRASHED,		/* killed by signal @detail */
-	HF_EXIT,		/* exited with status @detail */
-	HF_COUNT,
-};
-
 struct handoff {
 	enum handoff_how how;
 	enum handoff_shape shape;
@@ -93,22 +66,12 @@ struct handoff {
 	void *arg;
 };
 
-struct handoff_outcome {
-	enum handoff_step step;	/* where it stopped, HS_DONE if nowhere */
-	int err;		/* the kernel's errno, 0 if none */
-	enum handoff_fault fault;
-	int detail;
-};
-
 /*
  * Runs @h in child processes: the caller's label is not changed.  Returns
  * 0 with @out filled, or -errno when the run could not be set up.
  */
-int handoff_run(const struct handoff *h, struct handoff_outcome *out);
+int handoff_run(const struct handoff *h, struct outcome *out);
 
-/* "op: EACCES (Permission denied)", "receive fd: not installed", "done". */
-const char *handoff_outcome_str(const struct handoff_outcome *o, char *buf,
-				size_t len);
 const char *handoff_how_name(enum handoff_how how);
 const char *handoff_op_name(enum handoff_op op);
 const char *handoff_shape_name(enum handoff_shape shape);

@@ -25,11 +25,8 @@
 #include "unix_scenario.h"
 
 #define NMSG 3
-#define LABEL_MAX 512
-#define MSG_LEN 64
-/* Bounds every wait, so a kernel that loses a message cannot hang us. */
-#define IO_TIMEOUT_MS 5000
-#define EXIT_TIMEOUT_MS 10000
+/* How many connections a listener queues: one client connects. */
+#define BACKLOG 1
 
 /* What the server writes on its stop pipe: bound and listening, stopped. */
 #define SIG_READY 'r'
@@ -46,162 +43,15 @@ struct party {
 	const struct scenario *sc;
 	struct shared *sh;
 	struct outcome *out;
+	enum side side;
 	int to_peer;		/* write end of our stop pipe, -1 if none */
 	int from_peer;		/* read end of the other side's, -1 if none */
+	int others[2];		/* the pipe ends only the other side may hold */
 };
-
-static const char *const step_names[] = {
-	[STEP_NOT_RUN] = "not run",
-	[STEP_CONFINE] = "confine",
-	[STEP_CREATE] = "create",
-	[STEP_SETOPT] = "setsockopt",
-	[STEP_GETOPT] = "getsockopt",
-	[STEP_BIND] = "bind",
-	[STEP_LISTEN] = "listen",
-	[STEP_WAIT_SERVER] = "wait for the server",
-	[STEP_CONNECT] = "connect",
-	[STEP_ACCEPT] = "accept",
-	[STEP_GETSOCKNAME] = "getsockname",
-	[STEP_GETPEERNAME] = "getpeername",
-	[STEP_PEERLABEL] = "peer label",
-	[STEP_SENDTO] = "sendto",
-	[STEP_SENDMSG] = "sendmsg",
-	[STEP_SENDMMSG] = "sendmmsg",
-	[STEP_RECV] = "receive",
-	[STEP_REPLY] = "reply",
-	[STEP_RECV_REPLY] = "receive reply",
-	[STEP_SHUTDOWN] = "shutdown",
-	[STEP_DONE] = "done",
-};
-
-static const char *const fault_names[] = {
-	[FAULT_NONE] = "no fault",
-	[FAULT_PEER_STOPPED] = "the other side had stopped",
-	[FAULT_EOF] = "connection closed",
-	[FAULT_SHORT] = "message cut or merged",
-	[FAULT_PAYLOAD] = "payload differs from what was sent",
-	[FAULT_SOCK_TYPE] = "SO_TYPE differs from the type created",
-	[FAULT_ADDR] = "wrong bound address",
-	[FAULT_LABEL] = "label differs from the profile",
-	[FAULT_TIMEOUT] = "timed out waiting",
-	[FAULT_PIPE] = "the test's pipe failed",
-	[FAULT_HUNG] = "did not exit: killed",
-	[FAULT_CRASHED] = "killed by signal",
-	[FAULT_EXIT] = "exited with status",
-};
-
-const char *step_name(enum step step)
-{
-	return step <= STEP_DONE ? step_names[step] : "?";
-}
-
-const char *kind_name(enum sock_kind kind)
-{
-	static const char *const names[] = {
-		[KIND_PATHNAME] = "pathname",
-		[KIND_ABSTRACT] = "abstract",
-		[KIND_UNNAMED] = "unnamed",
-		[KIND_AUTOBIND] = "autobind",
-	};
-
-	return kind < KIND_COUNT ? names[kind] : "?";
-}
-
-const char *type_name(int type)
-{
-	switch (type) {
-	case SOCK_STREAM:
-		return "stream";
-	case SOCK_DGRAM:
-		return "dgram";
-	case SOCK_SEQPACKET:
-		return "seqpacket";
-	}
-	return "?";
-}
-
-const char *outcome_str(const struct outcome *o, char *buf, size_t len)
-{
-	const char *fault = o->fault < FAULT_COUNT ? fault_names[o->fault] : "?";
-
-	if (o->step == STEP_DONE && !o->err && !o->fault)
-		snprintf(buf, len, "done");
-	else if (o->fault == FAULT_NONE)
-		snprintf(buf, len, "%s: %s (%s)", step_name(o->step),
-			 strerrorname_np(o->err) ?: "no errno",
-			 strerror(o->err));
-	else if (o->fault == FAULT_PIPE)
-		snprintf(buf, len, "%s: %s: %s (test)", step_name(o->step),
-			 fault, strerror(o->detail));
-	else if (o->fault >= FAULT_CRASHED)
-		snprintf(buf, len, "%s: %s %d (test)", step_name(o->step),
-			 fault, o->detail);
-	else
-		snprintf(buf, len, "%s: %s (test)", step_name(o->step), fault);
-	return buf;
-}
 
 static bool connection_oriented(int type)
 {
 	return type != SOCK_DGRAM;
-}
-
-/* Marks the operation under way, so a crash or hang shows where. */
-static void at(struct party *s, enum step step)
-{
-	s->out->step = step;
-}
-
-/* True, with the step and the kernel's errno recorded, when it failed. */
-static bool failed(struct party *s, enum step where, long ret)
-{
-	if (ret >= 0)
-		return false;
-	s->out->step = where;
-	s->out->err = errno;
-	return true;
-}
-
-/* True, with the step and the test's own reason recorded, when !@ok. */
-static bool wrong(struct party *s, enum step where, bool ok, enum fault fault)
-{
-	if (ok)
-		return false;
-	s->out->step = where;
-	s->out->fault = fault;
-	return true;
-}
-
-/*
- * Waits until @fd is readable.  False when the other side stopped first
- * (FAULT_PEER_STOPPED) or nothing came in time: the caller stops there.
- */
-static bool readable(struct party *s, int fd)
-{
-	struct pollfd pfd[2] = {
-		{ .fd = fd, .events = POLLIN },
-		{ .fd = s->from_peer, .events = POLLIN },
-	};
-	int n;
-
-	n = poll(pfd, s->from_peer >= 0 && s->from_peer != fd ? 2 : 1,
-		 IO_TIMEOUT_MS);
-	/*
-	 * The other side stops after what it sends: once its stop is seen,
-	 * what it sent is there.  poll() looks at the fds one after the
-	 * other, so look at @fd again.
-	 */
-	if (n > 0 && !pfd[0].revents && poll(pfd, 1, 0) < 0)
-		n = -1;
-	if (n < 0) {
-		s->out->fault = FAULT_PIPE;
-		s->out->detail = errno;
-		return false;
-	}
-	if (pfd[0].revents)
-		return true;
-	s->out->fault = n ? FAULT_PEER_STOPPED : FAULT_TIMEOUT;
-	return false;
 }
 
 static void make_msg(char *buf, int i)
@@ -210,11 +60,15 @@ static void make_msg(char *buf, int i)
 	snprintf(buf, MSG_LEN, "aa_unix_mediation message %d", i);
 }
 
-/*
- * The label @who runs under.  A stack is put onto the unconfined task
- * (aa_stack_profile()), as a container manager stacks its profile, which
- * needs no change_profile rule: the unconfined profile stays in it.
- */
+static int confine_side(struct party *s, enum side side)
+{
+	const struct scenario *sc = s->sc;
+
+	return confine(s->out, STEP_CONFINE, sc->profile[side],
+		       sc->by_stack[side], sc->complain[side]);
+}
+
+/* The label a stack put onto the unconfined task shows (confine()). */
 static const char *label_of(const struct scenario *sc, enum side who,
 			    char *buf, size_t len)
 {
@@ -224,39 +78,18 @@ static const char *label_of(const struct scenario *sc, enum side who,
 	return buf;
 }
 
-static int confine(struct party *s, enum side side)
-{
-	const char *profile = s->sc->profile[side];
-	char label[LABEL_MAX];
-	int ret;
-
-	if (!profile)
-		return 0;
-	at(s, STEP_CONFINE);
-	ret = s->sc->by_stack[side] ? aa_stack(profile) : aa_confine(profile);
-	if (ret) {
-		s->out->err = -ret;
-		return -1;
-	}
-	ret = aa_check_label(label_of(s->sc, side, label, sizeof(label)),
-			     s->sc->complain[side]);
-	if (wrong(s, STEP_CONFINE, !ret, FAULT_LABEL))
-		return -1;
-	return 0;
-}
-
 static int sock_setup(struct party *s, int fd, int type)
 {
 	struct timeval tv = { .tv_sec = IO_TIMEOUT_MS / 1000 };
 	socklen_t len = sizeof(int);
 	int val = 0;
 
-	if (failed(s, STEP_SETOPT,
+	if (failed(s->out, STEP_SETOPT,
 		   setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv))))
 		return -1;
-	if (failed(s, STEP_GETOPT, getsockopt(fd, SOL_SOCKET, SO_TYPE, &val, &len)))
+	if (failed(s->out, STEP_GETOPT, getsockopt(fd, SOL_SOCKET, SO_TYPE, &val, &len)))
 		return -1;
-	if (wrong(s, STEP_GETOPT, val == type, FAULT_SOCK_TYPE))
+	if (wrong(s->out, STEP_GETOPT, val == type, FAULT_SOCK_TYPE))
 		return -1;
 	return 0;
 }
@@ -268,7 +101,7 @@ static int check_peer_label(struct party *s, int fd, enum side peer)
 
 	if (!s->sc->peer_labels)
 		return 0;
-	at(s, STEP_PEERLABEL);
+	at(s->out, STEP_PEERLABEL);
 	ret = aa_check_peer_label(fd, label_of(s->sc, peer, label, sizeof(label)),
 				  s->sc->complain[peer]);
 	/* Without libapparmor the label cannot be read: not a failure. */
@@ -296,9 +129,9 @@ static int send_first(struct party *s, int fd, const struct sockaddr_un *addr,
 
 	make_msg(buf, 0);
 	n = sendto(fd, buf, MSG_LEN, 0, (const struct sockaddr *)addr, addrlen);
-	if (failed(s, STEP_SENDTO, n))
+	if (failed(s->out, STEP_SENDTO, n))
 		return -1;
-	if (wrong(s, STEP_SENDTO, n == MSG_LEN, FAULT_SHORT))
+	if (wrong(s->out, STEP_SENDTO, n == MSG_LEN, FAULT_SHORT))
 		return -1;
 	return 0;
 }
@@ -315,13 +148,13 @@ static int send_rest(struct party *s, int fd)
 	ssize_t n;
 
 	n = sendmsg(fd, &msg, 0);
-	if (failed(s, STEP_SENDMSG, n))
+	if (failed(s->out, STEP_SENDMSG, n))
 		return -1;
-	if (wrong(s, STEP_SENDMSG, n == MSG_LEN, FAULT_SHORT))
+	if (wrong(s->out, STEP_SENDMSG, n == MSG_LEN, FAULT_SHORT))
 		return -1;
-	if (failed(s, STEP_SENDMMSG, sendmmsg(fd, &mm, 1, 0)))
+	if (failed(s->out, STEP_SENDMMSG, sendmmsg(fd, &mm, 1, 0)))
 		return -1;
-	if (wrong(s, STEP_SENDMMSG, mm.msg_len == MSG_LEN, FAULT_SHORT))
+	if (wrong(s->out, STEP_SENDMMSG, mm.msg_len == MSG_LEN, FAULT_SHORT))
 		return -1;
 	return 0;
 }
@@ -335,24 +168,24 @@ static int recv_msgs(struct party *s, int fd, enum step step, int first,
 	ssize_t n;
 	int i;
 
-	at(s, step);
+	at(s->out, step);
 	while (total < len) {
-		if (!readable(s, fd))
+		if (!readable(s->out, step, fd, s->from_peer))
 			return -1;
 		n = recv(fd, got + total, len - total, 0);
-		if (failed(s, step, n))
+		if (failed(s->out, step, n))
 			return -1;
-		if (wrong(s, step, n > 0, FAULT_EOF))
+		if (wrong(s->out, step, n > 0, FAULT_EOF))
 			return -1;
 		/* Datagrams and records must keep their boundaries. */
-		if (wrong(s, step, s->sc->type == SOCK_STREAM || n == MSG_LEN,
+		if (wrong(s->out, step, s->sc->type == SOCK_STREAM || n == MSG_LEN,
 			  FAULT_SHORT))
 			return -1;
 		total += n;
 	}
 	for (i = 0; i < nmsg; i++) {
 		make_msg(want, first + i);
-		if (wrong(s, step, !memcmp(want, got + i * MSG_LEN, MSG_LEN),
+		if (wrong(s->out, step, !memcmp(want, got + i * MSG_LEN, MSG_LEN),
 			  FAULT_PAYLOAD))
 			return -1;
 	}
@@ -366,30 +199,25 @@ static int send_reply(struct party *s, int fd)
 
 	make_msg(buf, NMSG);
 	n = send(fd, buf, MSG_LEN, 0);
-	if (failed(s, STEP_REPLY, n))
+	if (failed(s->out, STEP_REPLY, n))
 		return -1;
-	if (wrong(s, STEP_REPLY, n == MSG_LEN, FAULT_SHORT))
+	if (wrong(s->out, STEP_REPLY, n == MSG_LEN, FAULT_SHORT))
 		return -1;
 	return 0;
 }
 
 static socklen_t build_addr(const struct scenario *sc, struct sockaddr_un *addr)
 {
-	memset(addr, 0, sizeof(*addr));
-	addr->sun_family = AF_UNIX;
+	char path[sizeof(addr->sun_path)];
+
 	switch (sc->kind) {
 	case KIND_PATHNAME:
-		snprintf(addr->sun_path, sizeof(addr->sun_path), "%s/%s",
-			 sc->dir, sc->name);
-		return offsetof(struct sockaddr_un, sun_path) +
-		       strlen(addr->sun_path) + 1;
+		snprintf(path, sizeof(path), "%s/%s", sc->dir, sc->name);
+		return unix_addr(addr, path, false);
 	case KIND_ABSTRACT:
-		snprintf(addr->sun_path + 1, sizeof(addr->sun_path) - 1, "%s",
-			 sc->name);
-		return offsetof(struct sockaddr_un, sun_path) + 1 +
-		       strlen(sc->name);
+		return unix_addr(addr, sc->name, true);
 	default:
-		return sizeof(sa_family_t);
+		return unix_addr(addr, NULL, false);
 	}
 }
 
@@ -397,7 +225,7 @@ static int signal_peer(struct party *s, char what)
 {
 	if (s->to_peer < 0 || write(s->to_peer, &what, 1) == 1)
 		return 0;
-	s->out->fault = FAULT_PIPE;
+	s->out->fault = FAULT_TEST;
 	s->out->detail = errno;
 	return -1;
 }
@@ -410,25 +238,25 @@ static int server(struct party *s)
 	socklen_t len;
 	int fd, conn;
 
-	if (confine(s, SERVER))
+	if (confine_side(s, SERVER))
 		return -1;
 	fd = socket(AF_UNIX, sc->type, 0);
-	if (failed(s, STEP_CREATE, fd))
+	if (failed(s->out, STEP_CREATE, fd))
 		return -1;
 	if (sock_setup(s, fd, sc->type))
 		return -1;
 	len = build_addr(sc, &addr);
-	if (failed(s, STEP_BIND, bind(fd, (struct sockaddr *)&addr, len)))
+	if (failed(s->out, STEP_BIND, bind(fd, (struct sockaddr *)&addr, len)))
 		return -1;
 	if (connection_oriented(sc->type) &&
-	    failed(s, STEP_LISTEN, listen(fd, 4)))
+	    failed(s->out, STEP_LISTEN, listen(fd, BACKLOG)))
 		return -1;
 	sh->addrlen = sizeof(sh->addr);
-	if (failed(s, STEP_GETSOCKNAME,
+	if (failed(s->out, STEP_GETSOCKNAME,
 		   getsockname(fd, (struct sockaddr *)&sh->addr, &sh->addrlen)))
 		return -1;
 	/* Autobind picks the name: the bound one must be non-empty. */
-	if (wrong(s, STEP_GETSOCKNAME, sh->addrlen > sizeof(sa_family_t), FAULT_ADDR))
+	if (wrong(s->out, STEP_GETSOCKNAME, sh->addrlen > sizeof(sa_family_t), FAULT_ADDR))
 		return -1;
 	if (signal_peer(s, SIG_READY))
 		return -1;
@@ -436,25 +264,24 @@ static int server(struct party *s)
 	if (!connection_oriented(sc->type)) {
 		if (recv_msgs(s, fd, STEP_RECV, 0, NMSG))
 			return -1;
-		if (failed(s, STEP_SHUTDOWN, shutdown(fd, SHUT_RDWR)))
+		if (failed(s->out, STEP_SHUTDOWN, shutdown(fd, SHUT_RDWR)))
 			return -1;
 		return 0;
 	}
-	at(s, STEP_ACCEPT);
-	if (!readable(s, fd))
+	if (!readable(s->out, STEP_ACCEPT, fd, s->from_peer))
 		return -1;
 	conn = accept(fd, NULL, NULL);
-	if (failed(s, STEP_ACCEPT, conn))
+	if (failed(s->out, STEP_ACCEPT, conn))
 		return -1;
 	len = sizeof(peer);
-	if (failed(s, STEP_GETPEERNAME,
+	if (failed(s->out, STEP_GETPEERNAME,
 		   getpeername(conn, (struct sockaddr *)&peer, &len)))
 		return -1;
 	if (check_peer_label(s, conn, CLIENT))
 		return -1;
 	if (recv_msgs(s, conn, STEP_RECV, 0, NMSG) || send_reply(s, conn))
 		return -1;
-	if (failed(s, STEP_SHUTDOWN, shutdown(conn, SHUT_RDWR)))
+	if (failed(s->out, STEP_SHUTDOWN, shutdown(conn, SHUT_RDWR)))
 		return -1;
 	return 0;
 }
@@ -465,17 +292,13 @@ static bool server_ready(struct party *s)
 	ssize_t n;
 	char c;
 
-	at(s, STEP_WAIT_SERVER);
-	if (!readable(s, s->from_peer))
+	if (!readable(s->out, STEP_WAIT_SERVER, s->from_peer, s->from_peer))
 		return false;
 	n = read(s->from_peer, &c, 1);
-	if (n < 0) {
-		s->out->fault = FAULT_PIPE;
-		s->out->detail = errno;
+	if (wrong(s->out, STEP_WAIT_SERVER, n >= 0, FAULT_TEST))
 		return false;
-	}
 	/* End of file: the server exited without a word. */
-	return !wrong(s, STEP_WAIT_SERVER, n == 1 && c == SIG_READY, FAULT_PEER_STOPPED);
+	return !wrong(s->out, STEP_WAIT_SERVER, n == 1 && c == SIG_READY, FAULT_PEER_STOPPED);
 }
 
 /* A client bound to a path is its own sender address. */
@@ -487,7 +310,7 @@ static int bind_client(struct party *s, int fd)
 		return 0;
 	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s",
 		 s->sc->client_path);
-	return failed(s, STEP_BIND, bind(fd, (struct sockaddr *)&addr,
+	return failed(s->out, STEP_BIND, bind(fd, (struct sockaddr *)&addr,
 					 sizeof(addr))) ? -1 : 0;
 }
 
@@ -499,10 +322,10 @@ static int client(struct party *s)
 	socklen_t len;
 	int fd;
 
-	if (confine(s, CLIENT))
+	if (confine_side(s, CLIENT))
 		return -1;
 	fd = socket(AF_UNIX, sc->type, 0);
-	if (failed(s, STEP_CREATE, fd))
+	if (failed(s->out, STEP_CREATE, fd))
 		return -1;
 	if (sock_setup(s, fd, sc->type) || bind_client(s, fd) ||
 	    !server_ready(s))
@@ -511,11 +334,11 @@ static int client(struct party *s)
 	if (!connection_oriented(sc->type) &&
 	    send_first(s, fd, &sh->addr, sh->addrlen))
 		return -1;
-	if (failed(s, STEP_CONNECT,
+	if (failed(s->out, STEP_CONNECT,
 		   connect(fd, (struct sockaddr *)&sh->addr, sh->addrlen)))
 		return -1;
 	len = sizeof(name);
-	if (failed(s, STEP_GETPEERNAME,
+	if (failed(s->out, STEP_GETPEERNAME,
 		   getpeername(fd, (struct sockaddr *)&name, &len)))
 		return -1;
 	if (connection_oriented(sc->type) &&
@@ -525,13 +348,13 @@ static int client(struct party *s)
 	if (send_rest(s, fd))
 		return -1;
 	len = sizeof(name);
-	if (failed(s, STEP_GETSOCKNAME,
+	if (failed(s->out, STEP_GETSOCKNAME,
 		   getsockname(fd, (struct sockaddr *)&name, &len)))
 		return -1;
 	if (connection_oriented(sc->type) &&
 	    recv_msgs(s, fd, STEP_RECV_REPLY, NMSG, 1))
 		return -1;
-	if (failed(s, STEP_SHUTDOWN, shutdown(fd, SHUT_RDWR)))
+	if (failed(s->out, STEP_SHUTDOWN, shutdown(fd, SHUT_RDWR)))
 		return -1;
 	return 0;
 }
@@ -544,20 +367,20 @@ static int unnamed(struct party *s)
 	socklen_t len;
 	int sv[2];
 
-	if (confine(s, CLIENT))
+	if (confine_side(s, CLIENT))
 		return -1;
-	if (failed(s, STEP_CREATE, socketpair(AF_UNIX, sc->type, 0, sv)))
+	if (failed(s->out, STEP_CREATE, socketpair(AF_UNIX, sc->type, 0, sv)))
 		return -1;
 	if (sock_setup(s, sv[0], sc->type) || sock_setup(s, sv[1], sc->type))
 		return -1;
 	len = sizeof(name);
-	if (failed(s, STEP_GETSOCKNAME,
+	if (failed(s->out, STEP_GETSOCKNAME,
 		   getsockname(sv[0], (struct sockaddr *)&name, &len)))
 		return -1;
-	if (wrong(s, STEP_GETSOCKNAME, len == sizeof(sa_family_t), FAULT_ADDR))
+	if (wrong(s->out, STEP_GETSOCKNAME, len == sizeof(sa_family_t), FAULT_ADDR))
 		return -1;
 	len = sizeof(name);
-	if (failed(s, STEP_GETPEERNAME,
+	if (failed(s->out, STEP_GETPEERNAME,
 		   getpeername(sv[0], (struct sockaddr *)&name, &len)))
 		return -1;
 	if (connection_oriented(sc->type) &&
@@ -567,7 +390,7 @@ static int unnamed(struct party *s)
 	    recv_msgs(s, sv[1], STEP_RECV, 0, NMSG) || send_reply(s, sv[1]) ||
 	    recv_msgs(s, sv[0], STEP_RECV_REPLY, NMSG, 1))
 		return -1;
-	if (failed(s, STEP_SHUTDOWN, shutdown(sv[0], SHUT_RDWR)))
+	if (failed(s->out, STEP_SHUTDOWN, shutdown(sv[0], SHUT_RDWR)))
 		return -1;
 	return 0;
 }
@@ -585,11 +408,16 @@ static void await_peer_stop(struct party *s)
 }
 
 /* The side's process: runs it, records how it ended, then exits. */
-static void side_main(struct party *s, enum side side)
+static void side_main(void *arg)
 {
+	struct party *s = arg;
 	int ret;
 
-	if (side == SERVER)
+	if (s->others[0] >= 0) {
+		close(s->others[0]);
+		close(s->others[1]);
+	}
+	if (s->side == SERVER)
 		ret = server(s);
 	else if (s->sc->kind == KIND_UNNAMED)
 		ret = unnamed(s);
@@ -601,58 +429,17 @@ static void side_main(struct party *s, enum side side)
 	await_peer_stop(s);
 }
 
-/* Returns the child's pid, or -errno when fork() failed. */
-static pid_t spawn(const struct scenario *sc, struct shared *sh,
-		   enum side side, int stop[SIDE_COUNT][2])
-{
-	enum side other = side == SERVER ? CLIENT : SERVER;
-	bool alone = sc->kind == KIND_UNNAMED;
-	struct party s = {
-		.sc = sc,
-		.sh = sh,
-		.out = &sh->res[side],
-		.to_peer = alone ? -1 : stop[side][1],
-		.from_peer = alone ? -1 : stop[other][0],
-	};
-	pid_t pid = fork();
-
-	if (pid < 0)
-		return -errno;
-	if (pid)
-		return pid;
-	/* Only the other side may hold our pipe's read end, and so on. */
-	close(stop[side][0]);
-	close(stop[other][1]);
-	side_main(&s, side);
-	_exit(0);
-}
-
-/* Waits for a side to exit; records a hang, crash or odd exit status. */
-static void wait_exit(pid_t pid, struct outcome *out)
-{
-	int status = aa_reap(pid, EXIT_TIMEOUT_MS);
-
-	if (status < 0) {
-		out->fault = FAULT_HUNG;
-	} else if (WIFSIGNALED(status)) {
-		out->fault = FAULT_CRASHED;
-		out->detail = WTERMSIG(status);
-	} else if (WEXITSTATUS(status)) {
-		out->fault = FAULT_EXIT;
-		out->detail = WEXITSTATUS(status);
-	}
-}
-
 int scenario_run(const struct scenario *sc, struct outcome res[SIDE_COUNT])
 {
 	pid_t pid[SIDE_COUNT] = { 0, 0 };
 	int stop[SIDE_COUNT][2] = { { -1, -1 }, { -1, -1 } };
+	bool alone = sc->kind == KIND_UNNAMED;
+	struct party party[SIDE_COUNT];
 	struct shared *sh;
 	int side, ret = 0;
 
-	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
-		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (sh == MAP_FAILED)
+	sh = shared_alloc(sizeof(*sh));
+	if (!sh)
 		return -errno;
 	for (side = 0; side < SIDE_COUNT; side++) {
 		sh->res[side] = (struct outcome){ .step = STEP_NOT_RUN };
@@ -661,14 +448,27 @@ int scenario_run(const struct scenario *sc, struct outcome res[SIDE_COUNT])
 			goto out;
 		}
 	}
-	if (sc->kind != KIND_UNNAMED) {
-		pid[SERVER] = spawn(sc, sh, SERVER, stop);
+	for (side = 0; side < SIDE_COUNT; side++) {
+		int other = !side;
+
+		party[side] = (struct party){
+			.sc = sc,
+			.sh = sh,
+			.out = &sh->res[side],
+			.side = side,
+			.to_peer = alone ? -1 : stop[side][1],
+			.from_peer = alone ? -1 : stop[other][0],
+			.others = { stop[side][0], stop[other][1] },
+		};
+	}
+	if (!alone) {
+		pid[SERVER] = spawn(side_main, &party[SERVER]);
 		if (pid[SERVER] < 0) {
 			ret = pid[SERVER];
 			goto out;
 		}
 	}
-	pid[CLIENT] = spawn(sc, sh, CLIENT, stop);
+	pid[CLIENT] = spawn(side_main, &party[CLIENT]);
 	if (pid[CLIENT] < 0) {
 		ret = pid[CLIENT];
 		/* Without a client the server would wait for nothing. */
@@ -683,7 +483,7 @@ int scenario_run(const struct scenario *sc, struct outcome res[SIDE_COUNT])
 	}
 	for (side = 0; side < SIDE_COUNT; side++)
 		if (pid[side] > 0)
-			wait_exit(pid[side], &sh->res[side]);
+			reap(&sh->res[side], pid[side]);
 	memcpy(res, sh->res, sizeof(sh->res));
 out:
 	for (side = 0; side < SIDE_COUNT; side++) {
@@ -692,7 +492,7 @@ out:
 		if (stop[side][1] >= 0)
 			close(stop[side][1]);
 	}
-	munmap(sh, sizeof(*sh));
+	shared_free(sh, sizeof(*sh));
 	return ret;
 }
 

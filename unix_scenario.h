@@ -12,37 +12,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "unix_core.h"
+
 enum sock_kind {
 	KIND_PATHNAME,	/* bound to a file system path */
 	KIND_ABSTRACT,	/* bound to a name in the abstract namespace */
 	KIND_UNNAMED,	/* socketpair(): both ends in one process */
 	KIND_AUTOBIND,	/* bind() with only sun_family: kernel-chosen name */
 	KIND_COUNT,
-};
-
-/* The operations in the order each side performs them. */
-enum step {
-	STEP_NOT_RUN,		/* the side never started */
-	STEP_CONFINE,		/* change_profile and check the label */
-	STEP_CREATE,		/* socket() or socketpair() */
-	STEP_SETOPT,		/* setsockopt(SO_RCVTIMEO) */
-	STEP_GETOPT,		/* getsockopt(SO_TYPE) */
-	STEP_BIND,
-	STEP_LISTEN,
-	STEP_WAIT_SERVER,	/* client: until the server is bound */
-	STEP_CONNECT,
-	STEP_ACCEPT,
-	STEP_GETSOCKNAME,
-	STEP_GETPEERNAME,
-	STEP_PEERLABEL,		/* aa_getpeercon() names the peer's profile */
-	STEP_SENDTO,
-	STEP_SENDMSG,
-	STEP_SENDMMSG,
-	STEP_RECV,		/* all messages arrive intact */
-	STEP_REPLY,		/* stream and seqpacket: server answers */
-	STEP_RECV_REPLY,
-	STEP_SHUTDOWN,
-	STEP_DONE,		/* every step succeeded */
 };
 
 enum side {
@@ -67,31 +44,6 @@ struct scenario {
 	bool peer_labels;
 };
 
-/* Why a side stopped, when it was not an error returned by the kernel. */
-enum fault {
-	FAULT_NONE,		/* done, or the kernel's errno is in @err */
-	FAULT_PEER_STOPPED,	/* it had to wait for a side that had stopped */
-	FAULT_EOF,		/* the connection was closed under it */
-	FAULT_SHORT,		/* a message was cut or merged */
-	FAULT_PAYLOAD,		/* bytes received differ from those sent */
-	FAULT_SOCK_TYPE,	/* SO_TYPE is not the type created */
-	FAULT_ADDR,		/* the bound address is not what it should be */
-	FAULT_LABEL,		/* the label is not the profile expected */
-	FAULT_TIMEOUT,		/* nothing to read within the I/O timeout */
-	FAULT_PIPE,		/* the test's own pipe failed (@detail: errno) */
-	FAULT_HUNG,		/* did not exit in time: killed */
-	FAULT_CRASHED,		/* killed by signal @detail */
-	FAULT_EXIT,		/* exited with status @detail */
-	FAULT_COUNT,
-};
-
-struct outcome {
-	enum step step;		/* where it stopped, STEP_DONE if nowhere */
-	int err;		/* the kernel's errno, 0 if none */
-	enum fault fault;	/* else the test's own reason */
-	int detail;
-};
-
 /*
  * Runs the conversation and fills @res, one outcome per side.  Returns 0,
  * or -errno when the test itself could not set it up (fork, pipe, mmap).
@@ -109,12 +61,5 @@ int scenario_run(const struct scenario *sc, struct outcome res[SIDE_COUNT]);
  */
 struct outcome scenario_other_side(const struct scenario *sc, enum side who,
 				   enum step step);
-
-/* "connect: EACCES (Permission denied)", "accept: peer stopped", "done". */
-const char *outcome_str(const struct outcome *o, char *buf, size_t len);
-
-const char *step_name(enum step step);
-const char *kind_name(enum sock_kind kind);
-const char *type_name(int type);
 
 #endif /* _SELFTESTS_APPARMOR_UNIX_SCENARIO_H */

@@ -1,0 +1,492 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * AppArmor AF_UNIX sockets that change hands: a socket created under one
+ * profile and used under another after change_profile, across fork(),
+ * received with SCM_RIGHTS, and through io_uring, as systemd hands a
+ * socket to a daemon or D-Bus passes one.  Listeners change hands too,
+ * with a connection waiting, as in socket activation.
+ *
+ * What the kernel does (6.17+), and why; each row of handoff_rows below
+ * names the rule that decides it:
+ * - read() and write() under a label not cached on the socket revalidate
+ *   it (aa_file_perm() -> aa_unix_file_perm()), and so does receipt with
+ *   SCM_RIGHTS, where the kernel drops a descriptor it denies (MSG_CTRUNC,
+ *   no errno).  A socket created unconfined is delegated: never
+ *   revalidated (__file_is_delegated()).
+ * - An end bound to a path is revalidated on its own path, by the request
+ *   alone (file rules, or the coarse rule in the OLD ABI), and its peer is
+ *   not looked at.  An end not on a path whose peer is on one: file rules
+ *   on the peer's path (NEW ABI only; the OLD ABI leaves socket paths to
+ *   network rules).  Two ends not on paths: send and receive both ways,
+ *   the user's label towards the other end's and back (xcheck()),
+ *   whichever the operation, so a lack on either side denies both.
+ * - sendmsg() and recvmsg() skip the file check.  A dgram send, by write()
+ *   as by sendmsg(), asks the sender's current label for send, towards
+ *   the peer's path when it has one, else for its own path when it has
+ *   one: under the NEW ABI a path decides through file rules, and the
+ *   unix rules are not consulted (unix_may_send).  Delegation does not
+ *   spare it.  Stream and seqpacket messages and every receive are not
+ *   mediated per message.
+ * - A listener handed over: its receipt checks nothing (no peer, and read
+ *   and write are send and receive, which only a peer is checked for).
+ *   accept() asks the accepting task's label for accept, whoever created
+ *   the listener (apparmor_socket_accept()); the client's connect asked
+ *   the label stored on the listener, which is why only a listener that
+ *   changes hands tells this check apart.  A listener on a path under the
+ *   NEW ABI is left to file rules, and accept is not one of NET_FS_PERMS:
+ *   neither a missing unix accept nor a denied path stops it.
+ */
+
+#include "unix_handoff.h"
+#include "unix_test.h"
+
+enum lack {
+	LACK_NONE,
+	LACK_SEND,
+	LACK_RECEIVE,
+	LACK_ACCEPT,
+	LACK_OWN_PATH,		/* deny rw on the path of the end used */
+	LACK_PEER_PATH,		/* deny rw on the path of its peer */
+};
+
+/*
+ * How the test under way hands the socket over (each test runs in a
+ * process of its own); the profiles do not depend on it.
+ */
+static struct {
+	enum handoff_how how;
+	bool uring;		/* the operations through io_uring */
+} handoff_params;
+
+/* What the user of the handed-over end is refused. */
+enum refusal {
+	REFUSES_WRITE = 1 << 0,	/* write(), by revalidation: EACCES */
+	REFUSES_READ = 1 << 1,	/* read(), by revalidation: EACCES */
+	/* Datagram sends, by write(), sendmsg() or io_uring: EACCES. */
+	REFUSES_DGRAM_SEND = 1 << 2,
+	/* SCM_RIGHTS: the received descriptor is dropped (MSG_CTRUNC). */
+	DROPS_RECEIPT = 1 << 3,
+	/* The creator's own dgram send of the message to read: EACCES. */
+	REFUSES_SEED = 1 << 4,
+	REFUSES_ACCEPT = 1 << 5,	/* listeners: accept(), EACCES */
+};
+
+/*
+ * One shape and one profile pair, and what the user is refused under
+ * each ABI, with the reason.  A socket created unconfined is "delegated".
+ */
+struct handoff_row {
+	enum handoff_shape shape;
+	const char *desc;
+	bool creator_confined;
+	enum lack creator, user;
+	unsigned int refused[AA_ABI_COUNT];
+	const char *why[AA_ABI_COUNT];
+};
+
+#define OLD(r, reason) .refused[AA_ABI_OLD] = (r), .why[AA_ABI_OLD] = (reason)
+#define NEW(r, reason) .refused[AA_ABI_NEW] = (r), .why[AA_ABI_NEW] = (reason)
+#define W REFUSES_WRITE
+#define R REFUSES_READ
+#define SEND REFUSES_DGRAM_SEND
+#define DROP DROPS_RECEIPT
+#define SEED REFUSES_SEED
+#define ACCEPT REFUSES_ACCEPT
+#define CONFINED true
+#define DELEGATED false
+
+/* clang-format off */
+static const struct handoff_row handoff_rows[] = {
+	/* socketpair(): neither end on a path. */
+	{ HSHAPE_PAIR, "both allowed", CONFINED, LACK_NONE, LACK_NONE,
+	  OLD(0, "all allowed"), NEW(0, "all allowed") },
+	{ HSHAPE_PAIR, "user lacks send", CONFINED, LACK_NONE, LACK_SEND,
+	  OLD(W | R | DROP | SEND, "xcheck() asks send both ways"),
+	  NEW(W | R | DROP | SEND, "xcheck() asks send both ways") },
+	{ HSHAPE_PAIR, "user lacks receive", CONFINED, LACK_NONE, LACK_RECEIVE,
+	  OLD(W | R | DROP, "xcheck() asks receive both ways"),
+	  NEW(W | R | DROP, "xcheck() asks receive both ways") },
+	{ HSHAPE_PAIR, "creator lacks send", CONFINED, LACK_SEND, LACK_NONE,
+	  OLD(W | R | DROP | SEED, "xcheck() asks the creator's send too"),
+	  NEW(W | R | DROP | SEED, "xcheck() asks the creator's send too") },
+	{ HSHAPE_PAIR, "unconfined creator, user lacks send", DELEGATED,
+	  LACK_NONE, LACK_SEND,
+	  OLD(SEND, "delegated: not revalidated, but a send is asked"),
+	  NEW(SEND, "delegated: not revalidated, but a send is asked") },
+
+	/* Both ends bound to paths: the end used is revalidated on its own. */
+	{ HSHAPE_BOUND, "both allowed", CONFINED, LACK_NONE, LACK_NONE,
+	  OLD(0, "all allowed"), NEW(0, "all allowed") },
+	{ HSHAPE_BOUND, "user lacks send", CONFINED, LACK_NONE, LACK_SEND,
+	  OLD(W | DROP | SEND, "the coarse rule's send, asked by write"),
+	  NEW(0, "a path is decided by file rules, not unix send") },
+	{ HSHAPE_BOUND, "user lacks receive", CONFINED, LACK_NONE, LACK_RECEIVE,
+	  OLD(R | DROP, "the coarse rule's receive, asked by read"),
+	  NEW(0, "a path is decided by file rules, not unix receive") },
+	{ HSHAPE_BOUND, "unconfined creator, user lacks send", DELEGATED,
+	  LACK_NONE, LACK_SEND,
+	  OLD(SEND, "delegated: not revalidated, but a send is asked"),
+	  NEW(0, "a send to a path is decided by file rules") },
+	{ HSHAPE_BOUND, "user denied its own path", CONFINED, LACK_NONE,
+	  LACK_OWN_PATH,
+	  OLD(0, "the OLD ABI leaves socket paths to network rules"),
+	  NEW(W | R | DROP, "revalidated by file rules on its own path") },
+	{ HSHAPE_BOUND, "user denied the peer's path", CONFINED, LACK_NONE,
+	  LACK_PEER_PATH,
+	  OLD(0, "the OLD ABI leaves socket paths to network rules"),
+	  NEW(SEND, "a send is asked on the peer's path; revalidation on its own") },
+	{ HSHAPE_BOUND, "unconfined creator, user denied the peer's path",
+	  DELEGATED, LACK_NONE, LACK_PEER_PATH,
+	  OLD(0, "the OLD ABI leaves socket paths to network rules"),
+	  NEW(SEND, "delegation does not spare a send to the peer's path") },
+
+	/* An end not on a path, its peer bound to one. */
+	{ HSHAPE_TO_BOUND, "both allowed", CONFINED, LACK_NONE, LACK_NONE,
+	  OLD(0, "all allowed"), NEW(0, "all allowed") },
+	{ HSHAPE_TO_BOUND, "user lacks send", CONFINED, LACK_NONE, LACK_SEND,
+	  OLD(SEND, "not revalidated: the OLD ABI leaves paths alone; a send is asked"),
+	  NEW(0, "the peer's path is decided by file rules") },
+	{ HSHAPE_TO_BOUND, "user lacks receive", CONFINED, LACK_NONE,
+	  LACK_RECEIVE,
+	  OLD(0, "not revalidated, and a send asks no receive of the sender"),
+	  NEW(0, "the peer's path is decided by file rules") },
+	{ HSHAPE_TO_BOUND, "unconfined creator, user lacks send", DELEGATED,
+	  LACK_NONE, LACK_SEND,
+	  OLD(SEND, "delegated: not revalidated, but a send is asked"),
+	  NEW(0, "the peer's path is decided by file rules") },
+	{ HSHAPE_TO_BOUND, "user denied its own path", CONFINED, LACK_NONE,
+	  LACK_OWN_PATH,
+	  OLD(0, "the end used has no path"), NEW(0, "the end used has no path") },
+	{ HSHAPE_TO_BOUND, "user denied the peer's path", CONFINED, LACK_NONE,
+	  LACK_PEER_PATH,
+	  OLD(0, "the OLD ABI leaves socket paths to network rules"),
+	  NEW(W | R | DROP | SEND, "revalidated and sent on the peer's path") },
+	{ HSHAPE_TO_BOUND, "unconfined creator, user denied the peer's path",
+	  DELEGATED, LACK_NONE, LACK_PEER_PATH,
+	  OLD(0, "the OLD ABI leaves socket paths to network rules"),
+	  NEW(SEND, "delegation does not spare a send to the peer's path") },
+
+	/* An end on a path, its peer on an abstract name. */
+	{ HSHAPE_FROM_BOUND, "both allowed", CONFINED, LACK_NONE, LACK_NONE,
+	  OLD(0, "all allowed"), NEW(0, "all allowed") },
+	{ HSHAPE_FROM_BOUND, "user lacks send", CONFINED, LACK_NONE, LACK_SEND,
+	  OLD(W | DROP | SEND, "the coarse rule's send, asked by write"),
+	  NEW(0, "the sender's own path decides, by file rules (profile_peer_perm())") },
+	{ HSHAPE_FROM_BOUND, "user lacks receive", CONFINED, LACK_NONE,
+	  LACK_RECEIVE,
+	  OLD(R | DROP, "the coarse rule's receive, asked by read"),
+	  NEW(0, "its own path is decided by file rules") },
+	{ HSHAPE_FROM_BOUND, "unconfined creator, user lacks send", DELEGATED,
+	  LACK_NONE, LACK_SEND,
+	  OLD(SEND, "delegated: not revalidated, but a send is asked"),
+	  NEW(0, "the sender's own path decides, by file rules") },
+	{ HSHAPE_FROM_BOUND, "user denied its own path", CONFINED, LACK_NONE,
+	  LACK_OWN_PATH,
+	  OLD(0, "the OLD ABI leaves socket paths to network rules"),
+	  NEW(W | R | DROP | SEND, "revalidated and sent on its own path") },
+
+	/* A listener on a path, a connection waiting: accept() is the op. */
+	{ HSHAPE_LISTENER, "both allowed", CONFINED, LACK_NONE, LACK_NONE,
+	  OLD(0, "all allowed"), NEW(0, "all allowed") },
+	{ HSHAPE_LISTENER, "user lacks accept", CONFINED, LACK_NONE, LACK_ACCEPT,
+	  OLD(ACCEPT, "accept() asks the accepting task's label"),
+	  NEW(0, "a path is left to file rules; accept is not in NET_FS_PERMS") },
+	{ HSHAPE_LISTENER, "unconfined creator, user lacks accept", DELEGATED,
+	  LACK_NONE, LACK_ACCEPT,
+	  OLD(ACCEPT, "accept() asks the accepting task's label, whoever created it"),
+	  NEW(0, "a path is left to file rules; accept is not in NET_FS_PERMS") },
+	{ HSHAPE_LISTENER, "user denied its own path", CONFINED, LACK_NONE,
+	  LACK_OWN_PATH,
+	  OLD(0, "the OLD ABI leaves socket paths to network rules"),
+	  NEW(0, "accept is not one of NET_FS_PERMS; receipt of a listener checks nothing") },
+
+	/* A listener on an abstract name. */
+	{ HSHAPE_ABSTRACT_LISTENER, "both allowed", CONFINED, LACK_NONE,
+	  LACK_NONE, OLD(0, "all allowed"), NEW(0, "all allowed") },
+	{ HSHAPE_ABSTRACT_LISTENER, "user lacks accept", CONFINED, LACK_NONE,
+	  LACK_ACCEPT,
+	  OLD(ACCEPT, "accept() asks the accepting task's label"),
+	  NEW(ACCEPT, "accept() asks the accepting task's label") },
+	{ HSHAPE_ABSTRACT_LISTENER, "unconfined creator, user lacks accept",
+	  DELEGATED, LACK_NONE, LACK_ACCEPT,
+	  OLD(ACCEPT, "accept() asks the accepting task's label, whoever created it"),
+	  NEW(ACCEPT, "accept() asks the accepting task's label, whoever created it") },
+};
+/* clang-format on */
+#undef OLD
+#undef NEW
+#undef W
+#undef R
+#undef SEND
+#undef DROP
+#undef SEED
+#undef ACCEPT
+#undef CONFINED
+#undef DELEGATED
+
+/*
+ * The outcome of @h's one operation by @row: which refusal applies to
+ * which operation, and in the order the run meets them.
+ */
+static struct outcome handoff_want(const struct handoff_row *row,
+				   enum aa_abi abi, const struct handoff *h)
+{
+	const struct outcome denied = { .step = STEP_OP, .err = EACCES };
+	unsigned int refused = row->refused[abi];
+	/* io_uring SEND and RECV meet the hooks sendmsg and recvmsg meet. */
+	enum handoff_op op = h->op == HOP_URING_SEND ? HOP_SENDMSG :
+			     h->op == HOP_URING_RECV ? HOP_RECVMSG : h->op;
+	bool reads = op == HOP_READ || op == HOP_RECVMSG;
+	bool dgram = h->type == SOCK_DGRAM;
+
+	if (op == HOP_ACCEPT)
+		return refused & REFUSES_ACCEPT ? denied :
+		       (struct outcome){ .step = STEP_DONE };
+	/* The creator queues the message to read before the handoff. */
+	if (reads && dgram && (refused & REFUSES_SEED))
+		return (struct outcome){ .step = STEP_SEED, .err = EACCES };
+	if (h->how == HANDOFF_PASS && (refused & DROPS_RECEIPT))
+		return (struct outcome){ .step = STEP_RECV_FD,
+					 .fault = FAULT_NOT_INSTALLED };
+	if ((op == HOP_WRITE && (refused & REFUSES_WRITE)) ||
+	    (op == HOP_READ && (refused & REFUSES_READ)))
+		return denied;
+	if (!reads && dgram && (refused & REFUSES_DGRAM_SEND))
+		return denied;
+	return (struct outcome){ .step = STEP_DONE };
+}
+
+/* Rules for @lack; @paths are the ends' socket paths in the run dir. */
+static void lack_rules(struct prof *p, enum aa_abi abi, enum lack lack,
+		       char paths[2][NAME_MAX_LEN])
+{
+	static const char *const perm[] = {
+		[LACK_SEND] = "send",
+		[LACK_RECEIVE] = "receive",
+		[LACK_ACCEPT] = "accept",
+	};
+
+	lacking(p, abi, (size_t)lack < ARRAY_SIZE(perm) ? perm[lack] : NULL);
+	if (lack == LACK_OWN_PATH || lack == LACK_PEER_PATH)
+		prof_add(p, "  deny %s/%s rw,\n", aa_policy_dir(policy),
+		    paths[lack == LACK_OWN_PATH ? 0 : 1]);
+}
+
+static void handoff_sub(struct ctx *c, const struct handoff_row *hc)
+{
+	struct __test_metadata *_metadata = c->metadata;
+	const struct variant *v = c->v;
+	struct prof creator = { }, user = { };
+	char names[2][NAME_MAX_LEN], path[2][PATH_MAX];
+	struct handoff h = {
+		.how = handoff_params.how,
+		.shape = hc->shape,
+		.type = v->type,
+		.path = { path[0], path[1] },
+	};
+	struct outcome want, got;
+	enum handoff_shape shape = hc->shape;
+	enum handoff_op first, end;
+	char desc[512];
+	int i, ret;
+
+	run_name(names[0], sizeof(names[0]), "end0");
+	run_name(names[1], sizeof(names[1]), "end1");
+	for (i = 0; i < 2; i++)
+		snprintf(path[i], sizeof(path[i]), "%s/%s",
+			 aa_policy_dir(policy), names[i]);
+	lack_rules(&creator, v->abi, hc->creator, names);
+	/* change_profile writes the task's attr file. */
+	prof_add(&creator, "  /proc/*/attr/{apparmor/,}current w,\n  change_profile,\n");
+	lack_rules(&user, v->abi, hc->user, names);
+	if (shape == HSHAPE_ABSTRACT_LISTENER)
+		h.path[0] = names[0];
+	if (shape == HSHAPE_FROM_BOUND)
+		h.path[1] = names[1];
+	h.creator = hc->creator_confined ? registered(c, &creator) : NULL;
+	h.user = registered(c, &user);
+	if (c->collect) {
+		if ((hc->creator_confined && !h.creator) || !h.user)
+			ksft_exit_fail_msg("cannot register more profiles\n");
+		return;
+	}
+	c->subs++;
+	ASSERT_FALSE((hc->creator_confined && !h.creator) || !h.user);
+	/* A listener is used once, by accept(). */
+	first = handoff_shape_listens(shape) ? HOP_ACCEPT :
+		handoff_params.uring ? HOP_URING_SEND : HOP_WRITE;
+	end = handoff_shape_listens(shape) ? HOP_COUNT :
+	      handoff_params.uring ? HOP_ACCEPT : HOP_URING_SEND;
+	for (h.op = first; h.op < end; h.op++) {
+		/*
+		 * A received end on a path: its receipt is the check; what
+		 * it does after is what it does after a change_profile.
+		 */
+		if (handoff_params.how == HANDOFF_PASS && !handoff_shape_listens(shape) &&
+		    shape != HSHAPE_PAIR && h.op != HOP_WRITE &&
+		    h.op != HOP_READ)
+			continue;
+		ret = handoff_run(&h, &got);
+		unlink(path[0]);
+		unlink(path[1]);
+		ASSERT_EQ(0, ret) {
+			TH_LOG("%s: cannot run: %s", hc->desc, strerror(-ret));
+		}
+		want = handoff_want(hc, v->abi, &h);
+		snprintf(desc, sizeof(desc), "%s, %s, %s after %s (%s)",
+			 handoff_shape_name(shape), hc->desc,
+			 handoff_op_name(h.op), handoff_how_name(handoff_params.how),
+			 hc->why[v->abi]);
+		expect_outcome(_metadata, desc, "the user", want, &got);
+	}
+}
+
+static bool shape_runs(const struct variant *v, enum handoff_shape shape)
+{
+	/* accept() by its system call; the socket systemd hands over. */
+	if (handoff_shape_listens(shape))
+		return conn_type(v->type) && !handoff_params.uring;
+	/*
+	 * io_uring reaches the socket hooks sendmsg() and recvmsg() reach:
+	 * what the names of the ends change there is tested with those.  A
+	 * fork() splits a socketpair: the labels compared are those of a
+	 * change_profile, which runs every shape.
+	 */
+	return shape == HSHAPE_PAIR || !(handoff_params.uring || handoff_params.how == HANDOFF_FORK);
+}
+
+static void check_handoff(struct ctx *c)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(handoff_rows); i++)
+		if (shape_runs(c->v, handoff_rows[i].shape))
+			handoff_sub(c, &handoff_rows[i]);
+}
+
+FIXTURE(handoff) {};
+
+FIXTURE_VARIANT(handoff) {
+	enum handoff_how how;
+	int type;
+};
+
+FIXTURE_SETUP(handoff) {}
+
+FIXTURE_TEARDOWN(handoff) {}
+
+FIXTURE_VARIANT_ADD(handoff, change_profile_stream) {
+	.how = HANDOFF_CHANGE,
+	.type = SOCK_STREAM,
+};
+
+FIXTURE_VARIANT_ADD(handoff, change_profile_dgram) {
+	.how = HANDOFF_CHANGE,
+	.type = SOCK_DGRAM,
+};
+
+FIXTURE_VARIANT_ADD(handoff, change_profile_seqpacket) {
+	.how = HANDOFF_CHANGE,
+	.type = SOCK_SEQPACKET,
+};
+
+FIXTURE_VARIANT_ADD(handoff, fork_stream) {
+	.how = HANDOFF_FORK,
+	.type = SOCK_STREAM,
+};
+
+FIXTURE_VARIANT_ADD(handoff, fork_dgram) {
+	.how = HANDOFF_FORK,
+	.type = SOCK_DGRAM,
+};
+
+FIXTURE_VARIANT_ADD(handoff, fork_seqpacket) {
+	.how = HANDOFF_FORK,
+	.type = SOCK_SEQPACKET,
+};
+
+FIXTURE_VARIANT_ADD(handoff, scm_rights_stream) {
+	.how = HANDOFF_PASS,
+	.type = SOCK_STREAM,
+};
+
+FIXTURE_VARIANT_ADD(handoff, scm_rights_dgram) {
+	.how = HANDOFF_PASS,
+	.type = SOCK_DGRAM,
+};
+
+FIXTURE_VARIANT_ADD(handoff, scm_rights_seqpacket) {
+	.how = HANDOFF_PASS,
+	.type = SOCK_SEQPACKET,
+};
+
+static void run_handoff(struct __test_metadata *_metadata,
+			enum handoff_how how, int type, enum aa_abi abi,
+			bool uring, check_fn *fn)
+{
+	struct variant v = {
+		.abi = abi,
+		.kind = KIND_UNNAMED,
+		.type = type,
+	};
+	int ret;
+
+	/* Older kernels revalidate unix sockets as other sockets. */
+	if (env.enabled && !env.have_v9_unix)
+		SKIP(return, "%s",
+		     "kernel without AppArmor network_v9/af_unix (6.17+): the unix socket revalidation these cases expect");
+	handoff_params.how = how;
+	handoff_params.uring = uring;
+	ret = uring ? handoff_uring_probe() : 0;
+	if (ret == -EOPNOTSUPP)
+		SKIP(return, "built without liburing (pkg-config liburing)");
+	if (ret)
+		SKIP(return, "io_uring unavailable: %s", strerror(-ret));
+	run_variant(_metadata, &v, true, fn);
+}
+
+TEST_F(handoff, old_abi)
+{
+	run_handoff(_metadata, variant->how, variant->type, AA_ABI_OLD, false,
+		    check_handoff);
+}
+
+TEST_F(handoff, new_abi)
+{
+	run_handoff(_metadata, variant->how, variant->type, AA_ABI_NEW, false,
+		    check_handoff);
+}
+
+static void handoff_types(struct ctx *c)
+{
+	with_variant(c, KIND_UNNAMED, SOCK_STREAM, check_handoff);
+	with_variant(c, KIND_UNNAMED, SOCK_DGRAM, check_handoff);
+	with_variant(c, KIND_UNNAMED, SOCK_SEQPACKET, check_handoff);
+}
+
+/* The handoff cases after change_profile, through io_uring. */
+TEST(old_abi_io_uring)
+{
+	run_handoff(_metadata, HANDOFF_CHANGE, SOCK_STREAM, AA_ABI_OLD, true,
+		    handoff_types);
+}
+
+TEST(new_abi_io_uring)
+{
+	run_handoff(_metadata, HANDOFF_CHANGE, SOCK_STREAM, AA_ABI_NEW, true,
+		    handoff_types);
+}
+
+static check_fn *const checks_of_abi[] = {
+	check_handoff,
+};
+
+int main(int argc, char **argv)
+{
+	const struct checks checks[AA_ABI_COUNT] = {
+		[AA_ABI_OLD] = CHECKS(checks_of_abi),
+		[AA_ABI_NEW] = CHECKS(checks_of_abi),
+	};
+
+	return unix_test_main(argc, argv, checks);
+}

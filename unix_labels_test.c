@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * AppArmor AF_UNIX mediation of labels that are not one plain profile:
+ * stacks (A//&B, by change_profile and by aa_stack_profile()), peer rules
+ * against a stacked peer, and a profile replaced while its socket is
+ * connected.
+ */
+
+#include "unix_handoff.h"
+#include "unix_variants.h"
+
+/*
+ * The label "A//&B" of profiles @a and @b, registered; NULL if one is not.
+ * The kernel orders a stack's profiles by name, as we write it here.
+ */
+static const char *stack_of(struct ctx *c, const struct prof *a,
+			    const struct prof *b, char *buf, size_t len)
+{
+	const char *na = registered(c, a), *nb = registered(c, b);
+
+	if (!na || !nb)
+		return NULL;
+	if (strcmp(na, nb) > 0)
+		snprintf(buf, len, "%s//&%s", nb, na);
+	else
+		snprintf(buf, len, "%s//&%s", na, nb);
+	return buf;
+}
+
+/*
+ * The permissions a stack is tested without; by_stack: the same label is
+ * also built by aa_stack_profile(), for the checks at connect and send.
+ */
+static const struct {
+	const char *perm;
+	bool by_stack;
+} stacked_perms[] = {
+	{ "create", false },
+	{ "connect", true },
+	{ "send", true },
+	{ "receive", false },
+};
+
+/*
+ * Where the profile lacking a permission stands in the stack.  The kernel
+ * orders a stack's profiles by name (stack_of()): the full profile is
+ * named "stack2_*", and the one lacking a permission "stack1_*" to come
+ * first or "stack3_*" to come last.
+ */
+enum stack_pos {
+	STACK_FIRST,
+	STACK_LAST,
+	STACK_POS_COUNT,
+};
+
+static const char *const stack_pos_name[] = {
+	[STACK_FIRST] = "stack1",
+	[STACK_LAST] = "stack3",
+};
+
+/*
+ * Stacked labels: every profile of the stack must allow, so a stack with
+ * one profile lacking a permission stops where that profile alone would,
+ * whether it comes first or last in the stack.  The label is reached by
+ * change_profile, and for connect and send also by aa_stack_profile()
+ * onto the unconfined task (the label is then A//&B//&unconfined).
+ */
+/* Each side in turn labelled @stack, the other @single. */
+static void stacked_sides(struct ctx *c, const char *perm, const char *stack,
+			  const char *single, enum stack_pos pos, bool by_stack)
+{
+	char desc[128];
+	enum side who;
+
+	for (who = first_side(c->v); who < SIDE_COUNT; who++) {
+		snprintf(desc, sizeof(desc),
+			 "%s stacked with a profile without %s (%s%s)",
+			 side_name(who), perm,
+			 pos == STACK_FIRST ? "first" : "last",
+			 by_stack ? ", by aa_stack_profile" : "");
+		c->by_stack = by_stack;
+		sub_labels(c, desc, who == SERVER ? stack : single,
+			   who == CLIENT ? stack : single,
+			   missing(c, who, perm));
+		c->by_stack = false;
+	}
+}
+
+static void check_stacked(struct ctx *c)
+{
+	const struct variant *v = c->v;
+	const char *abi = v->abi == AA_ABI_NEW ? "new" : "old";
+	struct prof full = { }, less = { };
+	char fname[32], lname[32], label[2 * NAME_MAX_LEN + 4];
+	const char *stack, *single, *perm;
+	enum stack_pos pos;
+	size_t i;
+
+	/* Names are global: one set per ABI. */
+	snprintf(fname, sizeof(fname), "stack2_full_%s", abi);
+	full.name = fname;
+	lacking(&full, v->abi, NULL);
+	single = registered(c, &full);
+	for (i = 0; i < ARRAY_SIZE(stacked_perms); i++) {
+		perm = stacked_perms[i].perm;
+		for (pos = 0; pos < STACK_POS_COUNT; pos++) {
+			snprintf(lname, sizeof(lname), "%s_no_%s_%s",
+				 stack_pos_name[pos], perm, abi);
+			less.name = lname;
+			lacking(&less, v->abi, perm);
+			stack = stack_of(c, &less, &full, label, sizeof(label));
+			if (!stack || !single)
+				ksft_exit_fail_msg("cannot register more profiles\n");
+			stacked_sides(c, perm, stack, single, pos, false);
+			if (stacked_perms[i].by_stack)
+				stacked_sides(c, perm, stack, single, pos, true);
+		}
+	}
+}
+
+/*
+ * peer=(label=...) against a stacked server: each profile of the peer's
+ * stack is matched on its own, so a rule naming only one of them does
+ * not match the stack, and one naming both does.
+ */
+static void check_stacked_peer(struct ctx *c)
+{
+	struct prof a = { .name = "speer_a" }, b = { .name = "speer_b" };
+	struct prof one = { }, both = { };
+	const char *to_both, *to_one;
+	char label[2 * NAME_MAX_LEN + 4], na[NAME_MAX_LEN], glob[NAME_MAX_LEN];
+	const char *stack;
+
+	run_name(na, sizeof(na), a.name);
+	run_name(glob, sizeof(glob), "speer_*");
+	rules(&a, "  unix,\n");
+	rules(&b, "  unix,\n");
+	rules(&one, "%s  unix (connect, send, receive) peer=(label=%s),\n",
+	      PEER_LOCAL_RULES, na);
+	rules(&both, "%s  unix (connect, send, receive) peer=(label=%s),\n",
+	      PEER_LOCAL_RULES, glob);
+	stack = stack_of(c, &a, &b, label, sizeof(label));
+	to_both = registered(c, &both);
+	to_one = registered(c, &one);
+	if (!stack || !to_both || !to_one)
+		ksft_exit_fail_msg("cannot register more profiles\n");
+	sub_labels(c, "peer rule matches every profile of the stack", stack,
+		   to_both, all_ok);
+	sub_labels(c, "peer rule matches one profile of the stack", stack,
+		   to_one, peer_mismatch(c->v->kind, c->v->type));
+}
+
+/*
+ * Profile replacement while connected: a socketpair in use under profile
+ * R, then R replaced by a version lacking send or receive, then the same
+ * operation again.  What the kernel does (7.2), and why:
+ * - A dgram send checks the sending task's label, which is R's newest
+ *   version: without send, it is refused.
+ * - The receiving end is checked with the label stored on its socket when
+ *   it was created (apparmor_unix_may_send() uses peer_ctx->label, not its
+ *   newest version): the old R still allows receive, so the send goes on.
+ * - Stream and seqpacket messages are not mediated per message, and a
+ *   write() revalidated against the replaced profile is not revoked: the
+ *   file was allowed under R, and R's newest version is a subset of the
+ *   task's label (__file_sock_perm()).
+ */
+static int replace_with(void *blob)
+{
+	return aa_policy_replace(policy, blob);
+}
+
+static void replaced_prof(struct prof *r, enum aa_abi abi, char *name,
+			  size_t len)
+{
+	snprintf(name, len, "replaced_%s", abi == AA_ABI_NEW ? "new" : "old");
+	r->name = name;
+	lacking(r, abi, NULL);
+}
+
+static void replaced_sub(struct __test_metadata *_metadata,
+			 const struct handoff *h, const char *lack)
+{
+	bool denied = h->type == SOCK_DGRAM && !strcmp(lack, "send");
+	struct outcome want = { .step = STEP_DONE }, got;
+	char desc[96];
+	int ret;
+
+	if (denied)
+		want = (struct outcome){ .step = STEP_OP, .err = EACCES };
+	ret = handoff_run(h, &got);
+	ASSERT_EQ(0, ret) TH_LOG("replacing: %s", strerror(-ret));
+	snprintf(desc, sizeof(desc), "%s %s after a replacement without %s",
+		 type_name(h->type), handoff_op_name(h->op), lack);
+	expect_outcome(_metadata, desc, "the task", want, &got);
+}
+
+static void check_replaced(struct ctx *c)
+{
+	static const char *const lacks[] = { "send", "receive" };
+	static const int types[] = { SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET };
+	struct __test_metadata *_metadata = c->metadata;
+	const struct variant *v = c->v;
+	struct prof r = { }, strict = { };
+	static const enum handoff_op ops[] = { HOP_WRITE, HOP_SENDMSG };
+	char name[32], blob[2][64], restore[64], err[4096];
+	struct handoff h = { .how = HANDOFF_REPLACE, .replace = replace_with };
+	size_t i, t, o;
+	int ret;
+
+	replaced_prof(&r, v->abi, name, sizeof(name));
+	h.creator = registered(c, &r);
+	if (c->collect) {
+		if (!h.creator)
+			ksft_exit_fail_msg("cannot register more profiles\n");
+		return;
+	}
+	ASSERT_NE(NULL, h.creator);
+	/* Compiled once; replacing is then a write to .replace. */
+	snprintf(restore, sizeof(restore), "%s.bin", name);
+	ret = aa_policy_compile(policy, env.parser, v->abi, h.creator, r.text,
+				restore, err, sizeof(err));
+	ASSERT_EQ(0, ret) TH_LOG("compiling %s: %s", name, err);
+	for (i = 0; i < ARRAY_SIZE(lacks); i++) {
+		lacking(&strict, v->abi, lacks[i]);
+		snprintf(blob[i], sizeof(blob[i]), "%s-no-%s.bin", name, lacks[i]);
+		ret = aa_policy_compile(policy, env.parser, v->abi, h.creator,
+					strict.text, blob[i], err, sizeof(err));
+		ASSERT_EQ(0, ret) TH_LOG("compiling %s: %s", blob[i], err);
+	}
+	for (i = 0; i < ARRAY_SIZE(lacks); i++) {
+		h.arg = blob[i];
+		for (t = 0; t < ARRAY_SIZE(types); t++) {
+			h.type = types[t];
+			for (o = 0; o < ARRAY_SIZE(ops); o++) {
+				h.op = ops[o];
+				ret = aa_policy_replace(policy, restore);
+				ASSERT_EQ(0, ret) TH_LOG("restoring %s: %s",
+							 name, strerror(-ret));
+				c->subs++;
+				replaced_sub(_metadata, &h, lacks[i]);
+			}
+		}
+	}
+	ret = aa_policy_replace(policy, restore);
+	ASSERT_EQ(0, ret) TH_LOG("restoring %s: %s", name, strerror(-ret));
+}
+
+TEST_F(af_unix, old_abi_stacked)
+{
+	run_check(_metadata, variant->kind, variant->type,
+		  AA_ABI_OLD, true, check_stacked);
+}
+
+TEST_F(af_unix, new_abi_stacked)
+{
+	run_check(_metadata, variant->kind, variant->type,
+		  AA_ABI_NEW, true, check_stacked);
+}
+
+static void stacked_peer_types(struct ctx *c)
+{
+	each_type(c, KIND_ABSTRACT, check_stacked_peer);
+}
+
+/* A socketpair's peer is the process itself: abstract sockets here. */
+TEST(new_abi_stacked_peer_label)
+{
+	run_abi(_metadata, AA_ABI_NEW, stacked_peer_types);
+}
+
+static void run_replaced(struct __test_metadata *_metadata, enum aa_abi abi)
+{
+	if (env.enabled && !env.have_v9_unix)
+		SKIP(return, "%s",
+		     "kernel without AppArmor network_v9/af_unix (6.17+): dgram sends checked against the replaced profile");
+	run_check(_metadata, KIND_UNNAMED, SOCK_DGRAM, abi, true, check_replaced);
+}
+
+TEST(old_abi_replaced_while_connected)
+{
+	run_replaced(_metadata, AA_ABI_OLD);
+}
+
+TEST(new_abi_replaced_while_connected)
+{
+	run_replaced(_metadata, AA_ABI_NEW);
+}
+
+static check_fn *const old_checks[] = {
+	check_stacked, check_replaced,
+};
+
+static check_fn *const new_checks[] = {
+	check_stacked, check_stacked_peer, check_replaced,
+};
+
+int main(int argc, char **argv)
+{
+	const struct checks checks[AA_ABI_COUNT] = {
+		[AA_ABI_OLD] = CHECKS(old_checks),
+		[AA_ABI_NEW] = CHECKS(new_checks),
+	};
+
+	return unix_test_main(argc, argv, checks);
+}

@@ -1,0 +1,521 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * AppArmor AF_UNIX rules under the OLD (abi/4.0, coarse "network unix")
+ * and the NEW (abi/5.0, fine-grained "unix", network_v9/af_unix, 6.17+)
+ * policy ABI: each permission, type=, addr=, peer=(label=, addr=), file
+ * rules on socket paths, one side unconfined, and the cases of commit
+ * 6456ccbd2ff7.
+ *
+ * Every check runs a full conversation (create, options, bind, listen,
+ * connect, accept, names, three send flavours, receive, shutdown) between
+ * a server and a client with their own profiles, and asserts where each
+ * side stops: the operation that fails and its errno on the side
+ * mediation stops, and where the other side then has to give up.  Where
+ * a single missing permission stops it is stated in unix_perms.c.
+ */
+
+#include "unix_variants.h"
+
+/* Both sides allowed everything, and the labels are what we loaded. */
+static void check_allow_all(struct ctx *c)
+{
+	struct prof r = { };
+
+	rules(&r, "  %s,\n", c->v->abi == AA_ABI_NEW ? "unix" : "network unix");
+	sub(c, "allow all", &r, &r, all_ok);
+}
+
+/* Each permission removed in turn from one side's explicit list. */
+static void check_each_permission(struct ctx *c)
+{
+	const struct variant *v = c->v;
+	struct prof full = { }, less = { };
+	char desc[64];
+	enum side who;
+	size_t i;
+
+	all_perms_but(&full, v->abi, NULL);
+	sub(c, "all permissions listed", &full, &full, all_ok);
+
+	for (who = first_side(v); who < SIDE_COUNT; who++) {
+		for (i = 0; i < prof_unix_perms_count; i++) {
+			const char *perm = prof_unix_perms[i];
+
+			all_perms_but(&less, v->abi, perm);
+			snprintf(desc, sizeof(desc), "%s without %s",
+				 side_name(who), perm);
+			sub(c, desc, who == SERVER ? &less : &full,
+			    who == CLIENT ? &less : &full,
+			    missing(c, who, perm));
+		}
+	}
+}
+
+/*
+ * The peer permissions removed in turn from one side while the other side
+ * is unconfined: the confined side's profile still decides, exactly as
+ * when its peer had every permission.  A shortcut for unconfined labels in
+ * the peer checks (as in the fix proposed for the unconfined send cost of
+ * 6456ccbd2ff7) must not skip it.
+ */
+static void check_one_side_unconfined(struct ctx *c)
+{
+	static const char * const peer_perms[] = {
+		"connect", "accept", "send", "receive",
+	};
+	const struct variant *v = c->v;
+	struct prof less = { };
+	char desc[80];
+	enum side who;
+	size_t i;
+
+	for (who = first_side(v); who < SIDE_COUNT; who++) {
+		for (i = 0; i < ARRAY_SIZE(peer_perms); i++) {
+			const char *perm = peer_perms[i];
+
+			lacking(&less, v->abi, perm);
+			snprintf(desc, sizeof(desc), "%s without %s, %s unconfined",
+				 side_name(who), perm,
+				 side_name(who == SERVER ? CLIENT : SERVER));
+			sub(c, desc, who == SERVER ? &less : NULL,
+			    who == CLIENT ? &less : NULL,
+			    missing(c, who, perm));
+		}
+	}
+}
+
+static const char *other_type(int type)
+{
+	return type == SOCK_STREAM ? "dgram" : "stream";
+}
+
+/* type= (NEW) or the coarse rule's type (OLD): match, then mismatch. */
+static void check_rule_type(struct ctx *c)
+{
+	const struct variant *v = c->v;
+	struct prof match = { }, other = { };
+	const char *fmt = v->abi == AA_ABI_NEW ? "  unix type=%s,\n" :
+						 "  network unix %s,\n";
+
+	rules(&match, fmt, type_name(v->type));
+	rules(&other, fmt, other_type(v->type));
+	sub(c, "type matches", &match, &match, all_ok);
+	if (v->kind != KIND_UNNAMED)
+		sub(c, "server type differs", &other, &match,
+		    denied(SERVER, STEP_CREATE));
+	sub(c, "client type differs", &match, &other, denied(CLIENT, STEP_CREATE));
+}
+
+/*
+ * The address a server of this kind binds, as an addr= value.  Autobind
+ * names are chosen by the kernel: any name as long as the one it gave a
+ * socket at start.
+ */
+static void rule_addr(const struct variant *v, char *buf, size_t len)
+{
+	char name[NAME_MAX_LEN];
+	int i;
+
+	sock_name(name, sizeof(name));
+	switch (v->kind) {
+	case KIND_PATHNAME:
+		snprintf(buf, len, "%s/%s", aa_policy_dir(policy), name);
+		break;
+	case KIND_ABSTRACT:
+		snprintf(buf, len, "@%s", name);
+		break;
+	case KIND_UNNAMED:
+		snprintf(buf, len, "none");
+		break;
+	default:
+		buf[0] = '@';
+		for (i = 0; i < autobind_len && i + 2 < (int)len; i++)
+			buf[i + 1] = '?';
+		buf[i + 1] = '\0';
+	}
+}
+
+/* Without a known autobind name length there is no addr= to write. */
+static bool skip_autobind(struct ctx *c)
+{
+	struct __test_metadata *_metadata = c->metadata;
+
+	if (c->v->kind != KIND_AUTOBIND || autobind_len)
+		return false;
+	if (!c->collect)
+		SKIP(return true, "%s", no_autobind);
+	return true;
+}
+
+/*
+ * addr=: the server's own address, then another one.  apparmor_parser
+ * takes no path as addr=: a socket bound to a path is mediated by file
+ * rules, whatever its unix rules' addr= says.
+ */
+static void check_rule_addr(struct ctx *c)
+{
+	const struct variant *v = c->v;
+	struct prof ok = { }, bad = { }, full = { }, fs_deny = { };
+	char addr[PATH_MAX], other[NAME_MAX_LEN];
+	const char *local;
+
+	if (skip_autobind(c))
+		return;
+	rule_addr(v, addr, sizeof(addr));
+	run_name(other, sizeof(other), "other");
+	/* An autobind name does not exist yet when bind() is checked. */
+	local = v->kind == KIND_AUTOBIND ? "create, setopt, getopt, bind" :
+					   "create, setopt, getopt";
+	rules(&full, "  unix,\n");
+	rules(&ok, "  unix (%s),\n  unix addr=%s,\n", local, addr);
+	rules(&bad, "  unix (%s),\n  unix addr=@%s,\n", local, other);
+	switch (v->kind) {
+	case KIND_UNNAMED:
+		sub(c, "addr matches", &full, &ok, all_ok);
+		sub(c, "addr differs", &full, &bad,
+		    denied(CLIENT, STEP_GETSOCKNAME));
+		break;
+	case KIND_PATHNAME:
+		rules(&fs_deny, "  unix (%s),\n  unix addr=@%s,\n  deny %s w,\n",
+		      local, other, addr);
+		sub(c, "addr differs, file rules allow the path", &bad, &full,
+		    all_ok);
+		sub(c, "addr differs, a file rule denies the path", &fs_deny,
+		    &full, denied(SERVER, STEP_BIND));
+		break;
+	case KIND_AUTOBIND:
+		sub(c, "addr matches", &ok, &full, all_ok);
+		sub(c, "addr differs", &bad, &full,
+		    denied(SERVER, conn_type(v->type) ? STEP_LISTEN :
+							STEP_GETSOCKNAME));
+		break;
+	default:
+		sub(c, "addr matches", &ok, &full, all_ok);
+		sub(c, "addr differs", &bad, &full, denied(SERVER, STEP_BIND));
+	}
+}
+
+/*
+ * peer=(label=...): the server's exact profile, then the client's own, so
+ * that a kernel matching the subject instead of the peer is caught.  A
+ * socketpair's peer is the process itself: there the two swap.
+ */
+static void check_rule_peer_label(struct ctx *c)
+{
+	struct prof srv = { .name = "peer_server" }, to_server = { };
+	struct prof to_self = { .name = "peer_self" };
+	char server[NAME_MAX_LEN], self[NAME_MAX_LEN];
+	bool pair = c->v->kind == KIND_UNNAMED;
+
+	run_name(server, sizeof(server), srv.name);
+	run_name(self, sizeof(self), to_self.name);
+	rules(&srv, "  unix,\n");
+	rules(&to_server, "%s  unix (connect, send, receive) peer=(label=%s),\n",
+	      PEER_LOCAL_RULES, server);
+	rules(&to_self, "%s  unix (connect, send, receive) peer=(label=%s),\n",
+	      PEER_LOCAL_RULES, self);
+	sub(c, "peer label matches", &srv, pair ? &to_self : &to_server, all_ok);
+	sub(c, "peer label differs", &srv, pair ? &to_server : &to_self,
+	    peer_mismatch(c->v->kind, c->v->type));
+}
+
+/*
+ * peer=(addr=...): the server's address, then another one.  A server bound
+ * to a path is reached through file rules on the path instead.
+ */
+static void check_rule_peer_addr(struct ctx *c)
+{
+	struct prof full = { }, ok = { }, ko = { }, fs_deny = { };
+	char addr[PATH_MAX], other[NAME_MAX_LEN];
+	bool conn = conn_type(c->v->type);
+
+	if (skip_autobind(c))
+		return;
+	rule_addr(c->v, addr, sizeof(addr));
+	run_name(other, sizeof(other), "other");
+	rules(&full, "  unix,\n");
+	rules(&ok, "%s  unix (connect, send, receive) peer=(addr=%s),\n",
+	      PEER_LOCAL_RULES, addr);
+	rules(&ko, "%s  unix (connect, send, receive) peer=(addr=@%s),\n",
+	      PEER_LOCAL_RULES, other);
+	if (c->v->kind != KIND_PATHNAME) {
+		sub(c, "peer addr matches", &full, &ok, all_ok);
+		sub(c, "peer addr differs", &full, &ko, peer_mismatch(c->v->kind, c->v->type));
+		return;
+	}
+	rules(&fs_deny, "%s  unix (connect, send, receive) peer=(addr=@%s),\n"
+	      "  deny %s w,\n", PEER_LOCAL_RULES, other, addr);
+	sub(c, "peer addr differs, file rules allow the path", &full, &ko,
+	    all_ok);
+	sub(c, "peer addr differs, a file rule denies the path", &full,
+	    &fs_deny, denied(CLIENT, conn ? STEP_CONNECT : STEP_SENDTO));
+}
+
+/*
+ * Kinds mixed: a client bound to a path talking to an abstract or
+ * autobound server.  In the NEW ABI a peer check whose peer has no path
+ * goes to the sender's own path, through file rules, and the unix rules
+ * are not consulted (profile_peer_perm()); the server's side is checked
+ * on the client's path.  The OLD ABI's coarse rules do not look at paths.
+ */
+static void check_mixed_kinds(struct ctx *c)
+{
+	static const char *const perms[] = { "connect", "send", "receive" };
+	const struct variant *v = c->v;
+	bool new = v->abi == AA_ABI_NEW;
+	struct prof full = { }, less = { }, srv = { };
+	char own[PATH_MAX], name[NAME_MAX_LEN], desc[80];
+	size_t i;
+
+	run_name(name, sizeof(name), "client");
+	snprintf(own, sizeof(own), "%s/%s", aa_policy_dir(policy), name);
+	c->client_path = own;
+	lacking(&full, v->abi, NULL);
+	sub(c, "client on a path", &full, &full, all_ok);
+	for (i = 0; i < ARRAY_SIZE(perms); i++) {
+		lacking(&less, v->abi, perms[i]);
+		snprintf(desc, sizeof(desc), "client on a path, without unix %s",
+			 perms[i]);
+		sub(c, desc, &full, &less,
+		    new ? all_ok : missing(c, CLIENT, perms[i]));
+	}
+
+	/*
+	 * The server's side, its receive at a dgram send and its send and
+	 * receive at a connect, is checked on the client's path: a file rule
+	 * denying it r refuses the client.  (The client's own path needs w
+	 * for bind and for send alike: no file rule tells them apart.)
+	 */
+	lacking(&srv, v->abi, NULL);
+	prof_add(&srv, "  deny %s r,\n", own);
+	sub(c, "server denied r on the client's path", &srv, &full,
+	    !new ? all_ok : denied(CLIENT, conn_type(v->type) ? STEP_CONNECT :
+				   STEP_SENDTO));
+	c->client_path = NULL;
+}
+
+static void check_unconfined(struct ctx *c)
+{
+	sub(c, "unconfined", NULL, NULL, all_ok);
+}
+
+/*
+ * Named cases for commit 6456ccbd2ff7 ("apparmor: fix regression in fs
+ * based unix sockets when using old abi").  Each runs on the socket kinds
+ * and types it is about.
+ */
+static void file_deny_cases(struct ctx *c)
+{
+	struct prof srv = { }, cli = { };
+	char sock[NAME_MAX_LEN];
+	bool conn = conn_type(c->v->type);
+
+	sock_name(sock, sizeof(sock));
+	rules(&srv, "  %s\n", prof_allow_unix(c->v->abi));
+	rules(&cli, "  %s\n  deny %s/%s rw,\n", prof_allow_unix(c->v->abi),
+	      aa_policy_dir(policy), sock);
+	/* OLD: file rules no longer apply to the connect or the send. */
+	sub(c, "client denied rw on the socket path", &srv, &cli,
+	    c->v->abi == AA_ABI_OLD ? all_ok :
+	    denied(CLIENT, conn ? STEP_CONNECT : STEP_SENDTO));
+}
+
+/* (a) OLD ABI, "network unix," plus a file deny on the path: allowed. */
+/* (d) NEW ABI, the same file deny denies connect and send. */
+static void check_file_deny(struct ctx *c)
+{
+	each_type(c, KIND_PATHNAME, file_deny_cases);
+}
+
+static void receiver_cases(struct ctx *c)
+{
+	const struct variant *v = c->v;
+	struct prof srv = { }, cli = { };
+
+	if (v->abi == AA_ABI_NEW)
+		all_perms_but(&srv, v->abi, "receive");
+	else
+		rules(&srv, "  network unix,\n  deny network (receive) unix,\n");
+	rules(&cli, "  %s\n", prof_allow_unix(v->abi));
+	/* A socketpair's receiver is the sending process itself. */
+	sub(c, "receiver without receive", &srv,
+	    v->kind == KIND_UNNAMED ? &srv : &cli,
+	    env.have_v9_unix ? denied(CLIENT, STEP_SENDTO) :
+	    denied(v->kind == KIND_UNNAMED ? CLIENT : SERVER, STEP_RECV));
+}
+
+/* (b) The receiver's profile is consulted at the sender's send. */
+static void check_receiver_at_send(struct ctx *c)
+{
+	with_variant(c, KIND_ABSTRACT, SOCK_DGRAM, receiver_cases);
+	with_variant(c, KIND_UNNAMED, SOCK_DGRAM, receiver_cases);
+}
+
+static void bind_cases(struct ctx *c)
+{
+	struct prof srv = { }, cli = { };
+
+	rules(&cli, "  %s\n", prof_allow_unix(c->v->abi));
+	rules(&srv, "  %s\n  deny %s/* w,\n", prof_allow_unix(c->v->abi),
+	      aa_policy_dir(policy));
+	sub(c, "server denied w on the directory", &srv, &cli,
+	    denied(SERVER, STEP_BIND));
+}
+
+/* (c) Binding to a path needs file "w" in both ABIs. */
+static void check_bind_needs_w(struct ctx *c)
+{
+	each_type(c, KIND_PATHNAME, bind_cases);
+}
+
+/* Unconfined tasks: every operation allowed, whatever policy is loaded. */
+TEST_F(af_unix, unconfined)
+{
+	run_check(_metadata, variant->kind, variant->type,
+		  AA_ABI_OLD, false, check_unconfined);
+}
+
+TEST_F(af_unix, old_abi_allow_all)
+{
+	run_check(_metadata, variant->kind, variant->type,
+		  AA_ABI_OLD, true, check_allow_all);
+}
+
+/*
+ * On pathname sockets this is also case (e) of 6456ccbd2ff7: before the
+ * fix, OLD-ABI checks on them went to file rules only, and the coarse
+ * network rules were not enforced.
+ */
+TEST_F(af_unix, old_abi_each_permission)
+{
+	run_check(_metadata, variant->kind, variant->type,
+		  AA_ABI_OLD, true, check_each_permission);
+}
+
+TEST_F(af_unix, old_abi_rule_type)
+{
+	run_check(_metadata, variant->kind, variant->type,
+		  AA_ABI_OLD, true, check_rule_type);
+}
+
+TEST_F(af_unix, old_abi_one_side_unconfined)
+{
+	run_check(_metadata, variant->kind, variant->type,
+		  AA_ABI_OLD, true, check_one_side_unconfined);
+}
+
+TEST_F(af_unix, new_abi_allow_all)
+{
+	run_check(_metadata, variant->kind, variant->type,
+		  AA_ABI_NEW, true, check_allow_all);
+}
+
+TEST_F(af_unix, new_abi_each_permission)
+{
+	run_check(_metadata, variant->kind, variant->type,
+		  AA_ABI_NEW, true, check_each_permission);
+}
+
+TEST_F(af_unix, new_abi_one_side_unconfined)
+{
+	run_check(_metadata, variant->kind, variant->type,
+		  AA_ABI_NEW, true, check_one_side_unconfined);
+}
+
+TEST_F(af_unix, new_abi_rule_type)
+{
+	run_check(_metadata, variant->kind, variant->type,
+		  AA_ABI_NEW, true, check_rule_type);
+}
+
+TEST_F(af_unix, new_abi_rule_addr)
+{
+	run_check(_metadata, variant->kind, variant->type,
+		  AA_ABI_NEW, true, check_rule_addr);
+}
+
+TEST_F(af_unix, new_abi_rule_peer_label)
+{
+	run_check(_metadata, variant->kind, variant->type,
+		  AA_ABI_NEW, true, check_rule_peer_label);
+}
+
+TEST_F(af_unix, new_abi_rule_peer_addr)
+{
+	run_check(_metadata, variant->kind, variant->type,
+		  AA_ABI_NEW, true, check_rule_peer_addr);
+}
+
+static void mixed_kinds_types(struct ctx *c)
+{
+	each_type(c, KIND_ABSTRACT, check_mixed_kinds);
+	each_type(c, KIND_AUTOBIND, check_mixed_kinds);
+}
+
+TEST(old_abi_client_on_a_path)
+{
+	run_abi(_metadata, AA_ABI_OLD, mixed_kinds_types);
+}
+
+TEST(new_abi_client_on_a_path)
+{
+	run_abi(_metadata, AA_ABI_NEW, mixed_kinds_types);
+}
+
+/*
+ * Commit 6456ccbd2ff7 ("apparmor: fix regression in fs based unix sockets
+ * when using old abi"), v6.17-rc1: each check picks its own socket kinds.
+ * Case (e) is af_unix.pathname_*.old_abi_each_permission.
+ */
+TEST(fix_6456ccbd2ff7_a_old_abi_file_deny_is_not_enforced)
+{
+	run_abi(_metadata, AA_ABI_OLD, check_file_deny);
+}
+
+TEST(fix_6456ccbd2ff7_b_old_abi_receiver_checked)
+{
+	run_abi(_metadata, AA_ABI_OLD, check_receiver_at_send);
+}
+
+TEST(fix_6456ccbd2ff7_b_new_abi_receiver_checked)
+{
+	run_abi(_metadata, AA_ABI_NEW, check_receiver_at_send);
+}
+
+TEST(fix_6456ccbd2ff7_c_old_abi_bind_needs_file_w)
+{
+	run_abi(_metadata, AA_ABI_OLD, check_bind_needs_w);
+}
+
+TEST(fix_6456ccbd2ff7_c_new_abi_bind_needs_file_w)
+{
+	run_abi(_metadata, AA_ABI_NEW, check_bind_needs_w);
+}
+
+TEST(fix_6456ccbd2ff7_d_new_abi_file_deny_denies)
+{
+	run_abi(_metadata, AA_ABI_NEW, check_file_deny);
+}
+
+static check_fn *const old_checks[] = {
+	check_allow_all, check_each_permission, check_rule_type,
+	check_file_deny, check_receiver_at_send, check_bind_needs_w,
+	check_one_side_unconfined, check_mixed_kinds,
+};
+
+static check_fn *const new_checks[] = {
+	check_allow_all, check_each_permission, check_rule_type,
+	check_rule_addr, check_rule_peer_label, check_rule_peer_addr,
+	check_file_deny, check_receiver_at_send, check_bind_needs_w,
+	check_one_side_unconfined, check_mixed_kinds,
+};
+
+int main(int argc, char **argv)
+{
+	const struct checks checks[AA_ABI_COUNT] = {
+		[AA_ABI_OLD] = CHECKS(old_checks),
+		[AA_ABI_NEW] = CHECKS(new_checks),
+	};
+
+	return unix_test_main(argc, argv, checks);
+}

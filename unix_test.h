@@ -1,0 +1,444 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the AF_UNIX test programs share: the run's policy, the check
+ * functions' context, one conversation run and asserted, and the SKIPs.
+ *
+ * A check is a function that lists sub-checks.  Every check of a program
+ * is first called in collect mode, for every socket kind and type, to
+ * register the profiles it needs: all of them are then compiled in one
+ * apparmor_parser run, by the first test that needs them, since compiling
+ * is what makes policy tests slow.  Its test then calls it again to run
+ * and assert each sub-check.
+ */
+
+#ifndef _SELFTESTS_APPARMOR_UNIX_TEST_H
+#define _SELFTESTS_APPARMOR_UNIX_TEST_H
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "common.h"
+#include "policy.h"
+#include "profile.h"
+#include "unix_perms.h"
+#include "unix_scenario.h"
+
+/* Every program's profiles and run directories share it (policy.h). */
+#define AA_PROFILE_PREFIX "aa_unix_mediation"
+#define NAME_MAX_LEN 108
+
+static struct aa_env env;
+static struct aa_policy *policy;
+/* Why no run directory could be made; empty when there is one. */
+static char no_policy[256];
+/* How many characters the kernel's autobind names have; 0 if unknown. */
+static int autobind_len;
+static char no_autobind[128];
+
+/*
+ * Policy is compiled by the first test that needs it, in its own process:
+ * the outcome is shared with the tests that follow.
+ */
+static struct load_state {
+	bool tried;
+	bool loaded;
+	char error[4096];
+} *load;
+
+struct variant {
+	enum aa_abi abi;
+	enum sock_kind kind;
+	int type;
+};
+
+struct ctx {
+	const struct variant *v;
+	bool collect;
+	struct __test_metadata *metadata;
+	int subs;
+	bool complain[SIDE_COUNT];	/* the side's profile is in complain mode */
+	const char *client_path;	/* where the client binds, if anywhere */
+	bool by_stack;		/* stacked labels by aa_stack_profile() */
+};
+
+typedef void check_fn(struct ctx *c);
+
+/* A program's checks: those it registers profiles for, by ABI. */
+struct checks {
+	check_fn *const *fn;
+	size_t count;
+};
+
+static bool __maybe_unused conn_type(int type)
+{
+	return type != SOCK_DGRAM;
+}
+
+static const char __maybe_unused *side_name(enum side s)
+{
+	return s == SERVER ? "server" : "client";
+}
+
+/* The first side to try: a socketpair has only one. */
+static enum side __maybe_unused first_side(const struct variant *v)
+{
+	return v->kind == KIND_UNNAMED ? CLIENT : SERVER;
+}
+
+/* A name unique to this run: abstract sockets are shared by all runs. */
+static void __maybe_unused run_name(char *buf, size_t len, const char *what)
+{
+	if (aa_policy_name(policy, what, buf, len))
+		ksft_exit_fail_msg("name too long: %s\n", what);
+}
+
+static void __maybe_unused sock_name(char *buf, size_t len)
+{
+	run_name(buf, len, "sock");
+}
+
+/* The profile builder (profile.h), in this run's directory. */
+static __printf(2, 3) void __maybe_unused rules(struct prof *p,
+						const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	prof_vrules(p, aa_policy_dir(policy), fmt, ap);
+	va_end(ap);
+}
+
+static void __maybe_unused all_perms_but(struct prof *p, enum aa_abi abi,
+					 const char *drop)
+{
+	prof_all_perms_but(p, aa_policy_dir(policy), abi, drop);
+}
+
+static void __maybe_unused lacking(struct prof *p, enum aa_abi abi,
+				   const char *perm)
+{
+	prof_lacking(p, aa_policy_dir(policy), abi, perm);
+}
+
+/* Registers @p in collect mode, else finds the name it was given. */
+static const char __maybe_unused *registered(struct ctx *c,
+					     const struct prof *p)
+{
+	if (!p)
+		return NULL;
+	if (p->overflow)
+		ksft_exit_fail_msg("rules longer than %d bytes: %.60s...\n",
+				   RULES_MAX, p->text);
+	if (c->collect)
+		return aa_policy_add(policy, c->v->abi, p->name, p->text);
+	return aa_policy_find(policy, c->v->abi, p->name, p->text);
+}
+
+static void __maybe_unused expect_outcome(struct __test_metadata *_metadata,
+					  const char *desc, const char *who,
+					  struct outcome want,
+					  const struct outcome *got)
+{
+	char w[128], g[128];
+
+	EXPECT_TRUE(outcome_eq(&want, got)) {
+		TH_LOG("%s: %s expected to stop at %s, got %s", desc, who,
+		       outcome_str(&want, w, sizeof(w)),
+		       outcome_str(got, g, sizeof(g)));
+	}
+}
+
+/*
+ * Runs one conversation between tasks labelled @srv and @cli (NULL:
+ * unconfined) and asserts where both sides stop; in collect mode,
+ * nothing.
+ */
+static void __maybe_unused sub_labels(struct ctx *c, const char *desc,
+				      const char *srv, const char *cli,
+				      struct expect exp)
+{
+	struct __test_metadata *_metadata = c->metadata;
+	const struct variant *v = c->v;
+	struct outcome res[SIDE_COUNT], want[SIDE_COUNT];
+	char name[NAME_MAX_LEN], path[PATH_MAX];
+	struct scenario sc = {
+		.kind = v->kind,
+		.type = v->type,
+		.dir = aa_policy_dir(policy),
+		.name = name,
+		.profile = { srv, cli },
+		/* Before 6.17, AppArmor did not label unix socket peers. */
+		.peer_labels = env.have_v9_unix,
+		.complain = { c->complain[SERVER], c->complain[CLIENT] },
+		.client_path = c->client_path,
+		.by_stack = { c->by_stack && srv && strstr(srv, "//&"),
+			      c->by_stack && cli && strstr(cli, "//&") },
+	};
+	enum side s;
+	int ret;
+
+	if (c->collect)
+		return;
+	c->subs++;
+	sock_name(name, sizeof(name));
+
+	ret = scenario_run(&sc, res);
+	snprintf(path, sizeof(path), "%s/%s", sc.dir, name);
+	unlink(path);
+	if (sc.client_path)
+		unlink(sc.client_path);
+	ASSERT_EQ(0, ret) {
+		TH_LOG("%s: the conversation could not be set up: %s", desc,
+		       strerror(-ret));
+	}
+
+	for (s = SERVER; s < SIDE_COUNT; s++)
+		want[s] = (struct outcome){ .step = STEP_DONE };
+	if (exp.who != SIDE_COUNT) {
+		want[exp.who] = (struct outcome){ .step = exp.step,
+						  .err = exp.err };
+		if (v->kind != KIND_UNNAMED)
+			want[exp.who == SERVER ? CLIENT : SERVER] =
+				scenario_other_side(&sc, exp.who, exp.step);
+	}
+	for (s = SERVER; s < SIDE_COUNT; s++)
+		if (s != SERVER || v->kind != KIND_UNNAMED)
+			expect_outcome(_metadata, desc, side_name(s), want[s],
+				       &res[s]);
+}
+
+/* Runs one conversation; @srv or @cli NULL runs that side unconfined. */
+static void __maybe_unused sub(struct ctx *c, const char *desc,
+			       const struct prof *srv, const struct prof *cli,
+			       struct expect exp)
+{
+	struct __test_metadata *_metadata = c->metadata;
+	const char *label[SIDE_COUNT] = { registered(c, srv), registered(c, cli) };
+
+	if (c->collect) {
+		if ((srv && !label[SERVER]) || (cli && !label[CLIENT]))
+			ksft_exit_fail_msg("cannot register more profiles\n");
+		return;
+	}
+	ASSERT_FALSE((srv && !label[SERVER]) || (cli && !label[CLIENT]));
+	sub_labels(c, desc, label[SERVER], label[CLIENT], exp);
+}
+
+/* Where @c's variant lacking @perm on side @who stops (unix_perms.h). */
+static struct expect __maybe_unused missing(struct ctx *c, enum side who,
+					    const char *perm)
+{
+	return missing_perm(c->v->abi, env.have_v9_unix, c->v->kind,
+			    c->v->type, who, perm);
+}
+
+/* Runs @fn on sockets of @kind and @type instead of the variant's. */
+static void __maybe_unused with_variant(struct ctx *c, enum sock_kind kind,
+					int type, check_fn *fn)
+{
+	struct variant v = *c->v;
+	const struct variant *saved = c->v;
+
+	v.kind = kind;
+	v.type = type;
+	c->v = &v;
+	fn(c);
+	c->v = saved;
+}
+
+static void __maybe_unused each_type(struct ctx *c, enum sock_kind kind,
+				     check_fn *fn)
+{
+	with_variant(c, kind, SOCK_STREAM, fn);
+	with_variant(c, kind, SOCK_DGRAM, fn);
+	with_variant(c, kind, SOCK_SEQPACKET, fn);
+}
+
+static void load_policy(struct __test_metadata *_metadata)
+{
+	bool abis[AA_ABI_COUNT];
+	struct timespec t0, t1;
+	int abi, ret;
+
+	load->tried = true;
+	for (abi = 0; abi < AA_ABI_COUNT; abi++)
+		abis[abi] = !env.skip[abi][0];
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ret = aa_policy_load(policy, env.parser, abis, load->error,
+			     sizeof(load->error));
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	load->loaded = !ret;
+	if (ret)
+		return;
+	TH_LOG("%d profiles compiled and loaded by one apparmor_parser run in %.2f s",
+	       aa_policy_count(policy), t1.tv_sec - t0.tv_sec +
+	       (t1.tv_nsec - t0.tv_nsec) / 1e9);
+}
+
+/* SKIPs, with the reason, what this system cannot run. */
+static void require(struct __test_metadata *_metadata, enum aa_abi abi,
+		    bool confined)
+{
+	if (!env.enabled)
+		SKIP(return, "%s", env.skip[AA_ABI_OLD]);
+	ASSERT_FALSE(no_policy[0]) {
+		TH_LOG("%s", no_policy);
+	}
+	if (!confined)
+		return;
+	if (env.skip[abi][0])
+		SKIP(return, "%s", env.skip[abi]);
+#ifndef HAVE_LIBAPPARMOR
+	SKIP(return, "built without libapparmor (pkg-config libapparmor): cannot change profile");
+#endif
+	if (!load->tried)
+		load_policy(_metadata);
+	ASSERT_TRUE(load->loaded) {
+		TH_LOG("%s", load->error);
+	}
+}
+
+/* Runs the check @fn on @v, unconfined if !@confined, and counts on it. */
+static void __maybe_unused run_variant(struct __test_metadata *_metadata,
+				       const struct variant *v, bool confined,
+				       check_fn *fn)
+{
+	struct ctx c = { .v = v, .metadata = _metadata };
+
+	require(_metadata, v->abi, confined);
+	if (_metadata->exit_code == KSFT_SKIP)
+		return;
+	fn(&c);
+	/* A check that ran nothing would pass without testing anything. */
+	if (_metadata->exit_code != KSFT_SKIP)
+		ASSERT_LT(0, c.subs);
+}
+
+static void __maybe_unused run_check(struct __test_metadata *_metadata,
+				     enum sock_kind kind, int type,
+				     enum aa_abi abi, bool confined,
+				     check_fn *fn)
+{
+	struct variant v = {
+		.abi = abi,
+		.kind = kind,
+		.type = type,
+	};
+
+	run_variant(_metadata, &v, confined, fn);
+}
+
+/*
+ * Runs a check that chooses its socket kinds and types itself (with
+ * with_variant() or each_type()).
+ */
+static void __maybe_unused run_abi(struct __test_metadata *_metadata,
+				   enum aa_abi abi, check_fn *fn)
+{
+	run_check(_metadata, KIND_COUNT, 0, abi, true, fn);
+}
+
+/* Runs every check in collect mode: the profiles it needs, once each. */
+static void collect_profiles(enum aa_abi abi, const struct checks *checks)
+{
+	static const int types[] = { SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET };
+	struct variant v = { .abi = abi };
+	struct ctx c = { .v = &v, .collect = true };
+	size_t i, t;
+
+	for (v.kind = 0; v.kind < KIND_COUNT; v.kind++)
+		for (t = 0; t < ARRAY_SIZE(types); t++)
+			for (v.type = types[t], i = 0; i < checks->count; i++)
+				checks->fn[i](&c);
+}
+
+static void cleanup(void)
+{
+	aa_policy_free(policy);
+	policy = NULL;
+}
+
+static bool only_listing(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "-l") || !strcmp(argv[i], "-h"))
+			return true;
+	return false;
+}
+
+/*
+ * Autobind names are the kernel's choice: learn their length from one, so
+ * that addr= rules can match them without assuming a format.
+ */
+static void probe_autobind(void)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	socklen_t len = sizeof(addr);
+	int fd, err = 0;
+
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&addr, sizeof(sa_family_t)) ||
+	    getsockname(fd, (struct sockaddr *)&addr, &len))
+		err = errno;
+	if (fd >= 0)
+		close(fd);
+	len -= offsetof(struct sockaddr_un, sun_path);
+	if (!err && len > 1 && !addr.sun_path[0])
+		autobind_len = len - 1;
+	else
+		snprintf(no_autobind, sizeof(no_autobind),
+			 "cannot learn the autobind name format: %s",
+			 err ? strerror(err) : "not an abstract name");
+}
+
+/*
+ * The run directory (also for unconfined tests' pathname sockets) and every
+ * profile the checks need; compiled on first use.
+ */
+static void prepare_policy(const struct checks checks[AA_ABI_COUNT])
+{
+	int abi;
+
+	load = mmap(NULL, sizeof(*load), PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (load == MAP_FAILED)
+		ksft_exit_fail_msg("mmap: %s\n", strerror(errno));
+	memset(load, 0, sizeof(*load));
+	probe_autobind();
+	aa_cleanup_stale(AA_PROFILE_PREFIX);
+	policy = aa_policy_new(AA_PROFILE_PREFIX, no_policy, sizeof(no_policy));
+	if (!policy)
+		return;
+	no_policy[0] = '\0';
+	atexit(cleanup);
+	for (abi = 0; abi < AA_ABI_COUNT; abi++)
+		if (!env.skip[abi][0])
+			collect_profiles(abi, &checks[abi]);
+}
+
+/* A program's main(): its checks by ABI, then the harness. */
+static int __maybe_unused unix_test_main(int argc, char **argv,
+					 const struct checks checks[AA_ABI_COUNT])
+{
+	aa_env_probe(&env);
+	if (!only_listing(argc, argv))
+		prepare_policy(checks);
+	return test_harness_run(argc, argv);
+}
+
+#define CHECKS(a) { .fn = (a), .count = ARRAY_SIZE(a) }
+
+#endif /* _SELFTESTS_APPARMOR_UNIX_TEST_H */
