@@ -3,8 +3,9 @@
 #
 # Runs inside a vmtest.sh guest, in the installed apparmor directory, as
 # root (.ci/run passes it with "vmtest.sh -- bash -c"):
-#   - aa_unix_mediation as an unprivileged user and as root without
-#     apparmor_parser: what cannot run SKIPs naming why, nothing FAILs;
+#   - unix_rules_test, the program with the most profiles, as an
+#     unprivileged user and as root without apparmor_parser: the
+#     unconfined tests pass, what cannot run SKIPs naming why;
 #   - a run killed with SIGKILL leaves its profiles and directory behind;
 #   - two runs side by side, each PID 1 of its own PID namespace (so any
 #     name built from a pid would collide), the second one started once the
@@ -14,7 +15,7 @@
 
 # shellcheck disable=SC2317 # functions called through check()
 
-PROG=./aa_unix_mediation
+PROG=./unix_rules_test
 PREFIX=aa_unix_mediation
 PROFILES=/sys/kernel/security/apparmor/profiles
 PARSER=$(command -v apparmor_parser)
@@ -34,17 +35,21 @@ check()
 	fi
 }
 
-# passed LOG MIN_PASS: the run's KTAP has no failure, at least MIN_PASS
-# passes, and its exit status (last line) is 0.
+# passed LOG [PATTERN]: the run's KTAP has no failure, its exit status
+# (last line) is 0, and every test its plan announced passed, or, with
+# PATTERN, exactly those whose names match it.
 passed()
 {
-	local totals
+	local totals plan want
 
 	totals=$(grep -E '^# Totals: ' "$1")
-	echo "#   $1: $totals, exit status $(tail -n 1 "$1")"
-	! grep -q '^not ok' "$1" &&
+	plan=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$1")
+	want=$plan
+	[[ -n ${2:-} ]] && want=$(grep -cE "^(not )?ok [0-9]+ $2( |\$)" "$1")
+	echo "#   $1: $totals, plan $plan, $want expected to pass, exit status $(tail -n 1 "$1")"
+	! grep -q '^not ok' "$1" && ((want > 0)) &&
 		[[ $totals =~ pass:([0-9]+)\ fail:0\  ]] &&
-		((BASH_REMATCH[1] >= $2)) &&
+		((BASH_REMATCH[1] == want)) &&
 		[[ $(tail -n 1 "$1") == 0 ]]
 }
 
@@ -106,7 +111,7 @@ chmod 1777 /tmp
 run "$LOGS/nonroot" setpriv --reuid=65534 --regid=65534 --clear-groups \
 	--inh-caps=-all "$PROG"
 check "unprivileged: no FAIL, the unconfined tests pass" \
-	passed "$LOGS/nonroot" 12
+	passed "$LOGS/nonroot" 'af_unix\.[a-z_]+\.unconfined'
 check "unprivileged: every SKIP says policy needs root" \
 	skips_name "$LOGS/nonroot" 'loading AppArmor policy needs root'
 
@@ -114,7 +119,7 @@ mv "$PARSER" "$PARSER.hidden"
 run "$LOGS/noparser" "$PROG"
 mv "$PARSER.hidden" "$PARSER"
 check "no apparmor_parser: no FAIL, the unconfined tests pass" \
-	passed "$LOGS/noparser" 12
+	passed "$LOGS/noparser" 'af_unix\.[a-z_]+\.unconfined'
 check "no apparmor_parser: every SKIP names it" \
 	skips_name "$LOGS/noparser" 'apparmor_parser not found'
 
@@ -140,8 +145,8 @@ run "$LOGS/second" unshare -pf --mount-proc "$PROG"
 echo "#   $live: $n profiles before the second run, $(loaded "$live") after"
 wait "$pid"
 echo $? >>"$LOGS/live"
-check "second run (PID namespace): passes" passed "$LOGS/second" 100
-check "live run (PID namespace) beside it: passes" passed "$LOGS/live" 100
+check "second run (PID namespace): passes" passed "$LOGS/second"
+check "live run (PID namespace) beside it: passes" passed "$LOGS/live"
 check "second run removed the killed run's profiles" \
 	test "$(loaded "$dead")" -eq 0
 check "second run removed the killed run's directory" test ! -e "/tmp/$dead"

@@ -117,7 +117,8 @@ grep -E '^(result|error_msg|error_type):' "$OUT/job/result.yaml" 2>/dev/null |
 res=$?
 grep -v ' pass$' "$OUT/results.txt"
 rm -f "$OUT/ramdisk.cpio"
-for prog in aa_unix_mediation af_unix_send_perf; do
+progs=(unix_*_test.c)
+for prog in "${progs[@]%.c}" af_unix_send_perf; do
 	grep -Eqx "[0-9]*_?kselftest-apparmor/apparmor_$prog pass" "$OUT/results.txt" ||
 		{ echo "# no LAVA pass for $prog"; res=1; }
 done

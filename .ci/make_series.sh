@@ -4,11 +4,13 @@
 # Turns the committed state of this repository into a git format-patch
 # series against a kernel tree, for posting:
 #
-#   1. the functional test, with TARGETS += apparmor and a MAINTAINERS
-#      F: line under AppArmor;
-#   2. the VM runner and the kernel builder;
-#   3. the benchmark;
-#   4. the README;
+#   1. the shared machinery and the rule tests, with TARGETS += apparmor
+#      and a MAINTAINERS F: line under AppArmor;
+#   2. the tests of sockets that change hands;
+#   3. the stacked-label, replacement and audit tests;
+#   4. the VM runner and the kernel builder;
+#   5. the benchmark;
+#   6. the README;
 #
 # plus a cover letter (.ci/series/cover.txt).  .ci/ stays out.  Every
 # commit is signed off by the sender's own git identity (user.name and
@@ -27,17 +29,23 @@ MSGS=$TOP/.ci/series
 OUT=$PWD/apparmor-series
 ST=tools/testing/selftests
 
-# Which patch each file of the directory belongs to.
-TESTS=(config settings .gitignore Makefile common.c common.h policy.c
-	policy.h unix_scenario.c unix_scenario.h unix_handoff.c unix_handoff.h
-	audit_log.c audit_log.h aa_unix_mediation.c)
+# Which patch each file of the directory belongs to.  The Makefile and
+# .gitignore go into every patch, without what names a file or program
+# the series does not hold yet (trim()).
+RULES=(config settings common.c common.h policy.c policy.h profile.c
+	profile.h unix_core.c unix_core.h unix_scenario.c unix_scenario.h
+	unix_perms.c unix_perms.h unix_test.h unix_variants.h
+	unix_rules_test.c)
+HANDOFF=(unix_handoff.c unix_handoff.h unix_handoff_test.c)
+LABELS=(unix_labels_test.c audit_log.c audit_log.h unix_audit_test.c)
 VM=(vmtest.sh build_kernel.sh config.vm)
-BENCH=(af_unix_send_perf.c send_workload.c send_workload.h send_scale.c
-	send_scale.h perf_env.c perf_env.h perf_json.c perf_json.h perf_stats.c
-	perf_stats.h perf_verdict.c perf_verdict.h perf_parse.c perf_parse.h
-	perf_baseline.c perf_baseline.h perf_verdict_test.c perf_baseline_test.c
-	perf_report.py run_perf.sh aba_report.sh)
+BENCH=(af_unix_send_perf.c send_workload.c send_workload.h perf_env.c
+	perf_env.h perf_json.c perf_json.h perf_stats.c perf_stats.h
+	perf_verdict.c perf_verdict.h perf_parse.c perf_parse.h perf_baseline.c
+	perf_baseline.h perf_verdict_test.c perf_baseline_test.c perf_report.py
+	run_perf.sh aba_report.sh)
 DOCS=(README)
+BUILD=(Makefile .gitignore)
 
 die()
 {
@@ -73,7 +81,7 @@ mkdir -p "$SRC" "$REPO/$ST"
 git -C "$TOP" archive HEAD | tar -x -C "$SRC"
 
 # Every committed file outside .ci/ must be in one patch.
-placed=" ${TESTS[*]} ${VM[*]} ${BENCH[*]} ${DOCS[*]} "
+placed=" ${RULES[*]} ${HANDOFF[*]} ${LABELS[*]} ${VM[*]} ${BENCH[*]} ${DOCS[*]} ${BUILD[*]} "
 while read -r f; do
 	[[ $placed == *" $f "* ]] || die "$f is in no patch: add it to a list"
 done < <(git -C "$TOP" ls-files | grep -v '^\.ci/')
@@ -101,38 +109,65 @@ put()
 	done
 }
 
-# commit MSGFILE FILES...: copy FILES into the suite and commit it all.
+# trim FILE: FILE without the lines (a line continued with "\" counting
+# as one) that name a source file or a program whose source the suite
+# does not hold yet.
+trim()
+{
+	awk -v dir="$D" '
+	function has(f) { return system("test -e \"" dir "/" f "\"") == 0 }
+	{ line = line $0 "\n" }
+	/\\$/ { next }
+	{
+		keep = 1
+		n = split(line, w, /[^a-z_.0-9%]+/)
+		for (i = 1; i <= n; i++)
+			if ((w[i] ~ /^[a-z_]+\.(c|sh|py)$/ && !has(w[i])) ||
+			    (w[i] ~ /^[a-z_]+_(test|perf)$/ && !has(w[i] ".c")))
+				keep = 0
+		if (keep)
+			printf "%s", line
+		line = ""
+	}' "$SRC/$1" | cat -s
+}
+
+# commit MSGFILE FILES...: copy FILES into the suite, the build files as
+# they then are, and commit it all.
 commit()
 {
-	local msg=$1
+	local msg=$1 f
 
 	shift
 	put "$@"
+	for f in "${BUILD[@]}"; do
+		trim "$f" >"$D/$f"
+	done
 	g add -A
 	g commit -q -s -F "$msg"
 }
 
-# 1: the functional test, wired into the selftests and MAINTAINERS.  Its
-# Makefile and .gitignore without the benchmark's paragraphs and lines.
-put config common.c common.h policy.c policy.h unix_scenario.c \
-	unix_scenario.h unix_handoff.c unix_handoff.h audit_log.c audit_log.h \
-	aa_unix_mediation.c
-awk -v RS= '!/perf/ { printf "%s%s\n", sep, $0; sep = "\n" }' \
-	"$SRC/Makefile" >"$D/Makefile"
-grep -v perf "$SRC/.gitignore" >"$D/.gitignore"
-# The benchmark's default run needs the longer timeout, not the test.
-echo "timeout=120" >"$D/settings"
+# 1: the rule tests, wired into the selftests and MAINTAINERS.
 awk '!done && /^TARGETS \+= / && $3 > "apparmor" {
 	print "TARGETS += apparmor"; done = 1 } { print }' \
 	"$K/$ST/Makefile" >"$REPO/$ST/Makefile"
 awk '/^APPARMOR SECURITY MODULE$/ { sec = 1 }
 	sec && /^$/ { print "F:\ttools/testing/selftests/apparmor/"; sec = 0 }
 	{ print }' "$K/MAINTAINERS" >"$REPO/MAINTAINERS"
-commit "$MSGS/1-tests.msg"
-
-commit "$MSGS/2-vm.msg" "${VM[@]}"
-commit "$MSGS/3-bench.msg" "${BENCH[@]}" Makefile .gitignore settings
-commit "$MSGS/4-readme.msg" "${DOCS[@]}"
+commit "$MSGS/1-rules.msg" "${RULES[@]}"
+commit "$MSGS/2-handoff.msg" "${HANDOFF[@]}"
+commit "$MSGS/3-labels.msg" "${LABELS[@]}"
+commit "$MSGS/4-vm.msg" "${VM[@]}"
+commit "$MSGS/5-bench.msg" "${BENCH[@]}"
+# The README without the paragraphs about this repository's .ci/, which
+# stays out.
+put "${DOCS[@]}"
+awk -v RS= '!/\.ci\// { printf "%s%s\n", sep, $0; sep = "\n" }' \
+	"$SRC/README" >"$D/README"
+commit "$MSGS/6-readme.msg"
+for f in "${BUILD[@]}"; do
+	cmp -s "$SRC/$f" "$D/$f" || die "$f in the last patch differs from ours"
+done
+grep -q '\.ci/' "$D/README" && die "the README still names .ci/"
 
 rm -rf "$OUT"
 g format-patch -q --cover-letter --thread -o "$OUT" "$base"..HEAD

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Mutation testing of aa_unix_mediation against security/apparmor/af_unix.c
+# Mutation testing of the AF_UNIX test programs against
+# security/apparmor/af_unix.c
 # (CI only, not in .ci/run: about a minute per mutant).
 #
 #   .ci/mutate.sh [-n N | -s LIST] [-o OUT] [-b BUILD_DIR] [-K DIR]
@@ -12,7 +13,7 @@
 # negated, && and || swapped, a permission constant swapped for its
 # partner, a second check dropped), builds the tinyconfig kernel of
 # build_kernel.sh unmutated and then with each mutant (-p MUTANT.patch),
-# runs "./vmtest.sh -k IMAGE -- ./aa_unix_mediation" on each in qemu and
+# runs every unix_*_test with "./vmtest.sh -k IMAGE" on each in qemu and
 # prints a table: id, line, operator, change, KILLED, SURVIVED,
 # BUILD-FAILED or BOOT-FAILED, and the tests that failed (KTAP "not ok")
 # or how the kernel died (splat, crash, guest timeout: all killed).  The
@@ -138,7 +139,9 @@ guest()
 
 	shift 2
 	t0=$(date +%s)
-	./vmtest.sh --timeout "$TIMEOUT" -k "$img" "$@" -- ./aa_unix_mediation \
+	# shellcheck disable=SC2016 # expanded by the guest's shell
+	./vmtest.sh --timeout "$TIMEOUT" -k "$img" "$@" -- sh -c \
+		'rc=0; for t in ./unix_*_test; do "$t" || rc=1; done; exit $rc' \
 		>"$LOGS/$id.tap" 2>"$LOGS/$id.vmtest.log"
 	rc=$?
 	echo $(($(date +%s) - t0)) >"$LOGS/$id.run.s"
@@ -241,7 +244,7 @@ fi
 log "unmutated kernel: $(grep '^# Totals' "$LOGS/base.tap")"
 run=$(sed -n 's/.*(logs in \(.*\))$/\1/p' "$LOGS/base.vmtest.log" | tail -n 1)
 suite=()
-if [[ -x $run/overlay/kselftest/apparmor/aa_unix_mediation &&
+if [[ -x $run/overlay/kselftest/apparmor/unix_rules_test &&
 	-x $run/overlay/kselftest/run_kselftest.sh ]] &&
 	tar -C "$run/overlay/kselftest" -czf "$OUT/suite.tar.gz" .; then
 	suite=(-T "$OUT/suite.tar.gz")
@@ -252,7 +255,7 @@ fi
 
 fmt='%-4s %5s  %-10s  %-64.64s  %-11s  %s\n'
 {
-	echo "# af_unix.c mutants, aa_unix_mediation; kernel $(grep '^version' \
+	echo "# af_unix.c mutants, unix_*_test; kernel $(grep '^version' \
 		"$(dirname "$img")/build-info")"
 	# shellcheck disable=SC2059 # the format is ours
 	printf "$fmt" id line operator change status "failed tests / how"

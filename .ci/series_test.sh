@@ -24,6 +24,10 @@ CACHE=${VMTEST_CACHE:-$HOME/.cache/apparmor-selftests}
 OUT=$(realpath -m "$1")
 shift
 ST=tools/testing/selftests
+# One patch per message, and the programs the series installs.
+MSGS=(.ci/series/[0-9]*.msg)
+PROGS=(unix_*_test.c)
+PROGS=("${PROGS[@]%.c}")
 
 # The series is signed off by whoever runs this; a CI machine without a
 # git identity signs off as the author of the commit under test.
@@ -82,7 +86,7 @@ checkpatch_ok()
 maintained()
 {
 	(cd "$1" && ./scripts/get_maintainer.pl --no-git --no-rolestats \
-		-f "$ST/apparmor/aa_unix_mediation.c") 2>/dev/null |
+		-f "$ST/apparmor/${PROGS[0]}.c") 2>/dev/null |
 		tee "$OUT/get_maintainer" | grep -q '^apparmor@lists'
 }
 
@@ -97,8 +101,10 @@ for tree in "$@"; do
 	mkdir -p "$OUT/$ver"
 	bash .ci/make_series.sh -o "$series" "$repo" >/dev/null
 	files=("$series"/*.patch)
-	check "$ver: series of 4 patches and a cover letter (${#files[@]} files)" \
-		test "${#files[@]}" -eq 5
+	check "$ver: a patch per message, ${#MSGS[@]}, and a cover letter (${#files[@]} files)" \
+		test "${#files[@]}" -eq $((${#MSGS[@]} + 1))
+	check "$ver: no patch names .ci/, which stays out" \
+		sh -c "! grep -h '^+' '$series'/000[1-9]*.patch | grep -F .ci/"
 	# What the patches add is the same whatever the base.
 	grep -h '^+' "$series"/000[1-9]*.patch >"$OUT/$ver/added"
 	[[ -f $OUT/added ]] || cp "$OUT/$ver/added" "$OUT/added"
@@ -124,8 +130,10 @@ for tree in "$@"; do
 	check "$ver: make kselftest-gen_tar TARGETS=apparmor" \
 		make -s -C "$repo" kselftest-gen_tar TARGETS=apparmor
 	t=$repo/$ST/kselftest_install/kselftest-packages/kselftest.tar.gz
-	check "$ver: the tarball holds the suite" \
-		sh -c "tar -tzf '$t' | grep -qx './apparmor/aa_unix_mediation'"
+	for p in "${PROGS[@]}" af_unix_send_perf; do
+		check "$ver: the tarball holds $p" \
+			sh -c "tar -tzf '$t' | grep -qx './apparmor/$p'"
+	done
 	[[ -z $tarball && -f $t ]] && cp "$t" "$OUT/kselftest.tar.gz" &&
 		tarball=$OUT/kselftest.tar.gz
 	git -C "$repo" am --abort 2>/dev/null
@@ -144,14 +152,29 @@ check "tarball in the guest: run_kselftest.sh exit status 0 (got $rc)" \
 	test "$rc" -eq 0
 check "tarball: no compiler in the root filesystem" \
 	sh -c "! grep -q '^compiler found' '$OUT/tarball.tap'"
-for t in aa_unix_mediation af_unix_send_perf; do
+for t in "${PROGS[@]}" af_unix_send_perf; do
 	check "tarball KTAP: ok selftests: apparmor: $t" \
 		grep -q "^ok [0-9]* selftests: apparmor: $t\$" "$OUT/tarball.tap"
 done
 check "tarball KTAP: no not ok" \
 	sh -c "! grep -q 'not ok' '$OUT/tarball.tap'"
-check "tarball KTAP: aa_unix_mediation pass:201 fail:0" \
-	grep -q '^# # Totals: pass:201 fail:0 ' "$OUT/tarball.tap"
+# plan_passed: every AF_UNIX program passed all the tests its KTAP plan
+# announced, none skipped.
+plan_passed()
+{
+	awk -v want="${#PROGS[@]}" '
+		/^# 1\.\.[0-9]+$/ { plan = substr($2, 4) }
+		/^# # Totals: / { split($4, p, ":"); pass = p[2] }
+		/^(not )?ok [0-9]+ selftests: apparmor: unix_/ {
+			printf "#   %s: plan %s, passed %s\n", $NF, plan, pass
+			n++
+			if (plan == "" || pass != plan)
+				bad++
+			plan = pass = ""
+		}
+		END { exit !(n == want && !bad) }' "$OUT/tarball.tap"
+}
+check "tarball KTAP: each AF_UNIX program passes its whole plan" plan_passed
 # The same tarball and kernel as a LAVA job.
 kernel=$(sed -n 's/^vmtest: booting \(.*\) with [a-z]* (logs.*/\1/p' \
 	"$OUT/tarball.tap" | tail -n 1)
