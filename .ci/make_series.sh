@@ -128,7 +128,7 @@ trim()
 		if (keep)
 			printf "%s", line
 		line = ""
-	}' "$SRC/$1" | cat -s
+	}' "$SRC/$1" | cat -s | sed '${/^$/d}'
 }
 
 # commit MSGFILE FILES...: copy FILES into the suite, the build files as
