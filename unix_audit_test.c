@@ -181,8 +181,8 @@ static check_fn *const checks_of_abi[] = {
 int main(int argc, char **argv)
 {
 	const struct checks checks[AA_ABI_COUNT] = {
-		[AA_ABI_OLD] = CHECKS(checks_of_abi),
-		[AA_ABI_NEW] = CHECKS(checks_of_abi),
+		[AA_ABI_OLD] = { checks_of_abi, ARRAY_SIZE(checks_of_abi) },
+		[AA_ABI_NEW] = { checks_of_abi, ARRAY_SIZE(checks_of_abi) },
 	};
 
 	return unix_test_main(argc, argv, checks);

@@ -437,7 +437,9 @@ static int hand_off(struct run *r, struct run *user, int sv[2], int chan)
 
 	switch (r->h->how) {
 	case HANDOFF_CHANGE:
-		if (confine(user->out, STEP_CONFINE_USER, r->h->user, false, false) || use(user, sv[0]))
+		if (confine(user->out, STEP_CONFINE_USER, r->h->user, false,
+			    false) ||
+		    use(user, sv[0]))
 			return -1;
 		user->out->step = STEP_DONE;
 		return 0;
@@ -448,7 +450,8 @@ static int hand_off(struct run *r, struct run *user, int sv[2], int chan)
 			return -1;
 		if (!pid) {
 			close(sv[1]);
-			if (!confine(user->out, STEP_CONFINE_USER, r->h->user, false, false) &&
+			if (!confine(user->out, STEP_CONFINE_USER, r->h->user,
+				     false, false) &&
 			    !use(user, sv[0]))
 				user->out->step = STEP_DONE;
 			_exit(0);

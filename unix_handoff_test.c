@@ -212,6 +212,7 @@ static const struct handoff_row handoff_rows[] = {
 	  OLD(ACCEPT, "accept() asks the accepting task's label, whoever created it"),
 	  NEW(ACCEPT, "accept() asks the accepting task's label, whoever created it") },
 };
+
 /* clang-format on */
 #undef OLD
 #undef NEW
@@ -269,7 +270,7 @@ static void lack_rules(struct prof *p, enum aa_abi abi, enum lack lack,
 	lacking(p, abi, (size_t)lack < ARRAY_SIZE(perm) ? perm[lack] : NULL);
 	if (lack == LACK_OWN_PATH || lack == LACK_PEER_PATH)
 		prof_add(p, "  deny %s/%s rw,\n", aa_policy_dir(policy),
-		    paths[lack == LACK_OWN_PATH ? 0 : 1]);
+			 paths[lack == LACK_OWN_PATH ? 0 : 1]);
 }
 
 static void handoff_sub(struct ctx *c, const struct handoff_row *hc)
@@ -352,7 +353,8 @@ static bool shape_runs(const struct variant *v, enum handoff_shape shape)
 	 * fork() splits a socketpair: the labels compared are those of a
 	 * change_profile, which runs every shape.
 	 */
-	return shape == HSHAPE_PAIR || !(handoff_params.uring || handoff_params.how == HANDOFF_FORK);
+	return shape == HSHAPE_PAIR ||
+	       !(handoff_params.uring || handoff_params.how == HANDOFF_FORK);
 }
 
 static void check_handoff(struct ctx *c)
@@ -484,8 +486,8 @@ static check_fn *const checks_of_abi[] = {
 int main(int argc, char **argv)
 {
 	const struct checks checks[AA_ABI_COUNT] = {
-		[AA_ABI_OLD] = CHECKS(checks_of_abi),
-		[AA_ABI_NEW] = CHECKS(checks_of_abi),
+		[AA_ABI_OLD] = { checks_of_abi, ARRAY_SIZE(checks_of_abi) },
+		[AA_ABI_NEW] = { checks_of_abi, ARRAY_SIZE(checks_of_abi) },
 	};
 
 	return unix_test_main(argc, argv, checks);

@@ -297,8 +297,8 @@ static check_fn *const new_checks[] = {
 int main(int argc, char **argv)
 {
 	const struct checks checks[AA_ABI_COUNT] = {
-		[AA_ABI_OLD] = CHECKS(old_checks),
-		[AA_ABI_NEW] = CHECKS(new_checks),
+		[AA_ABI_OLD] = { old_checks, ARRAY_SIZE(old_checks) },
+		[AA_ABI_NEW] = { new_checks, ARRAY_SIZE(new_checks) },
 	};
 
 	return unix_test_main(argc, argv, checks);

@@ -120,6 +120,7 @@ static const struct missing_row old_abi_missing_pre_v9[] = {
 	{ "receive",  P | N,     CLI, C(RECV_REPLY),    OK },
 	{ }
 };
+
 /* clang-format on */
 #undef ANY
 #undef SRV

@@ -76,7 +76,7 @@ typedef void check_fn(struct ctx *c);
 
 /* A program's checks: those it registers profiles for, by ABI. */
 struct checks {
-	check_fn *const *fn;
+	check_fn * const *fn;
 	size_t count;
 };
 
@@ -438,7 +438,5 @@ static int __maybe_unused unix_test_main(int argc, char **argv,
 		prepare_policy(checks);
 	return test_harness_run(argc, argv);
 }
-
-#define CHECKS(a) { .fn = (a), .count = ARRAY_SIZE(a) }
 
 #endif /* _SELFTESTS_APPARMOR_UNIX_TEST_H */

@@ -80,6 +80,7 @@ FIXTURE_VARIANT_ADD(af_unix, autobind_seqpacket) {
 	.kind = KIND_AUTOBIND,
 	.type = SOCK_SEQPACKET,
 };
+
 /* clang-format on */
 
 #endif /* _SELFTESTS_APPARMOR_UNIX_VARIANTS_H */
