@@ -35,6 +35,8 @@ TEST_GEN_PROGS += unix_handoff_test
 TEST_GEN_PROGS += unix_labels_test
 TEST_GEN_PROGS += unix_audit_test
 TEST_GEN_PROGS += af_unix_send_perf
+# Last: a kernel that lacks one of these fixes may oops.
+TEST_GEN_PROGS += unix_fixes_test
 TEST_GEN_PROGS_EXTENDED += perf_verdict_test perf_baseline_test
 TEST_PROGS_EXTENDED += run_perf.sh aba_report.sh perf_report.py
 
@@ -46,6 +48,7 @@ $(OUTPUT)/unix_rules_test: unix_rules_test.c $(UNIX_SRCS)
 $(OUTPUT)/unix_handoff_test: unix_handoff_test.c unix_handoff.c $(UNIX_SRCS)
 $(OUTPUT)/unix_labels_test: unix_labels_test.c unix_handoff.c $(UNIX_SRCS)
 $(OUTPUT)/unix_audit_test: unix_audit_test.c audit_log.c $(UNIX_SRCS)
+$(OUTPUT)/unix_fixes_test: unix_fixes_test.c $(UNIX_SRCS)
 
 PERF_SRCS := perf_stats.c perf_verdict.c perf_parse.c perf_baseline.c
 

@@ -270,6 +270,11 @@ int aa_stack(const char *profile)
 	return aa_stack_profile(profile) ? -errno : 0;
 }
 
+int aa_confine_onexec(const char *profile)
+{
+	return aa_change_onexec(profile) ? -errno : 0;
+}
+
 /* A NULL @profile stands for "unconfined", which has no mode. */
 static int label_is(char *label, const char *mode, const char *profile,
 		    bool complain)
@@ -332,6 +337,12 @@ int aa_confine(const char *profile)
 }
 
 int aa_stack(const char *profile)
+{
+	(void)profile;
+	return -EOPNOTSUPP;
+}
+
+int aa_confine_onexec(const char *profile)
 {
 	(void)profile;
 	return -EOPNOTSUPP;

@@ -56,6 +56,8 @@ int aa_task_label(char *buf, size_t len);
 int aa_confine(const char *profile);
 /* Stacks @profile onto the calling task's label (aa_stack_profile()). */
 int aa_stack(const char *profile);
+/* The calling task's next execve() changes to @profile (aa_change_onexec()). */
+int aa_confine_onexec(const char *profile);
 /*
  * Returns 0 if the calling task's label is @profile in enforce mode, or
  * complain mode if @complain.

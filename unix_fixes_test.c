@@ -1,0 +1,413 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Regression tests for fixes to AppArmor's AF_UNIX mediation whose
+ * absence oopses or hangs the kernel, each named for its upstream commit.
+ * A reproducer runs in child processes: a child the kernel kills, or one
+ * that does not finish, is that test's FAIL, and the run goes on.  The
+ * program runs last, since a kernel that oopses here may be left with a
+ * lock held forever.
+ *
+ * FIX_PEER_CTX ("apparmor: fix NULL pointer dereference in
+ * update_peer_ctx"): when a task uses a unix socket under a label not
+ * cached on it, aa_unix_file_perm() revalidates it and, for a datagram
+ * socket, merges the user's label into its peer's ctx->peer with
+ * update_peer_ctx().  socketpair() and a stream connect() set that field;
+ * a datagram connect() never does, and 7.2 merged into it without a NULL
+ * check: aa_label_merge() oopses under unix_sk(peer)->lock.  Three ways
+ * reach it without anything else unusual: a write() after
+ * change_profile, receipt with SCM_RIGHTS by a task under another
+ * profile (the file_receive hook), and an exec into another profile
+ * while holding the socket (aa_inherit_files()).  The peer's socket is
+ * then never closed: closing it would take the lock the dead task holds.
+ */
+
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <signal.h>
+
+#include "unix_test.h"
+
+#define FIX_PEER_CTX "update_peer_ctx()'s NULL check (7.3)"
+/* argv[1] of this program exec'd by the exec reproducer. */
+#define EXEC_ARG "--write-inherited"
+
+/* Each process of a reproducer, and the profile it runs under. */
+enum proc {
+	KEEPER,		/* holds end 1, on an abstract name */
+	CREATOR,	/* creates end 0 and connects it to end 1 */
+	USER,		/* uses end 0 under another profile */
+	PROC_COUNT,
+};
+
+static const char *const proc_name[] = {
+	[KEEPER] = "keeper",
+	[CREATOR] = "creator",
+	[USER] = "user",
+};
+
+/* How end 0 reaches the user's profile. */
+enum way {
+	WAY_CHANGE_PROFILE,	/* the creator changes profile, then writes */
+	WAY_SCM_RIGHTS,		/* the user receives it, then writes */
+	WAY_EXEC,		/* the creator execs into the user's profile */
+};
+
+struct repro {
+	enum way way;
+	const char *profile[PROC_COUNT];
+	char name[NAME_MAX_LEN];	/* end 1's abstract name */
+	char self[PATH_MAX];		/* this program, for WAY_EXEC */
+	int ready[2];		/* the keeper says end 1 is bound */
+	int release[2];		/* 'q': the keeper may close end 1 */
+	int chan[2];		/* WAY_SCM_RIGHTS: unconfined, not checked */
+	struct outcome *out;	/* one per process, shared */
+};
+
+/* Every process may do all it does: only the kernel can stop it. */
+static void repro_profiles(struct ctx *c, const char *label[PROC_COUNT])
+{
+	struct prof p[PROC_COUNT] = {
+		[KEEPER] = { .name = "peer_ctx_keeper" },
+		[CREATOR] = { .name = "peer_ctx_creator" },
+		[USER] = { .name = "peer_ctx_user" },
+	};
+	int i;
+
+	for (i = 0; i < PROC_COUNT; i++) {
+		rules(&p[i], "  unix,\n  file,\n  change_profile,\n");
+		label[i] = registered(c, &p[i]);
+		if (!label[i])
+			ksft_exit_fail_msg("cannot register more profiles\n");
+	}
+}
+
+/*
+ * Holds end 1 until told it may close it.  Without a word (the test saw
+ * a child killed or hung) it keeps it for good, in a session of its own
+ * and without the test's output, so that neither the harness nor the
+ * kselftest runner waits for it.
+ */
+static void keeper_main(void *arg)
+{
+	struct repro *r = arg;
+	struct outcome *out = &r->out[KEEPER];
+	struct sockaddr_un addr;
+	socklen_t len = unix_addr(&addr, r->name, true);
+	int fd, null = open("/dev/null", O_RDWR);
+	char c = 0;
+
+	setsid();
+	if (null >= 0) {
+		dup2(null, STDIN_FILENO);
+		dup2(null, STDOUT_FILENO);
+		dup2(null, STDERR_FILENO);
+	}
+	close(r->ready[0]);
+	close(r->release[1]);
+	close(r->chan[0]);
+	close(r->chan[1]);
+	if (confine(out, STEP_CONFINE, r->profile[KEEPER], false, false))
+		return;
+	fd = socket(AF_UNIX, SOCK_DGRAM, 0);
+	if (failed(out, STEP_CREATE, fd) ||
+	    failed(out, STEP_BIND, bind(fd, (struct sockaddr *)&addr, len)))
+		return;
+	/* Done before the word: the test reads it once it has the word. */
+	at(out, STEP_DONE);
+	if (wrong(out, STEP_BIND, write(r->ready[1], "r", 1) == 1, FAULT_TEST))
+		return;
+	close(r->ready[1]);
+	if (read(r->release[0], &c, 1) == 1 && c == 'q')
+		return;
+	for (;;)
+		pause();
+}
+
+/* End 0: a datagram socket autobound and connected to end 1. */
+static int connected_end(struct repro *r, struct outcome *out)
+{
+	struct sockaddr_un addr, any;
+	socklen_t len = unix_addr(&addr, r->name, true);
+	/* Inherited across the exec of WAY_EXEC. */
+	int fd = socket(AF_UNIX, SOCK_DGRAM, 0);
+
+	if (failed(out, STEP_CREATE, fd) ||
+	    failed(out, STEP_BIND, bind(fd, (struct sockaddr *)&any,
+					unix_addr(&any, NULL, false))) ||
+	    failed(out, STEP_CONNECT,
+		   connect(fd, (struct sockaddr *)&addr, len)))
+		return -1;
+	return fd;
+}
+
+static int write_msg(struct outcome *out, int fd)
+{
+	char buf[MSG_LEN] = "unix_fixes_test";
+	ssize_t n;
+
+	at(out, STEP_OP);
+	n = write(fd, buf, sizeof(buf));
+
+	if (failed(out, STEP_OP, n))
+		return -1;
+	return wrong(out, STEP_OP, n == MSG_LEN, FAULT_SHORT) ? -1 : 0;
+}
+
+static int send_fd(struct outcome *out, int chan, int fd)
+{
+	char data = 'f', cbuf[CMSG_SPACE(sizeof(int))] = { };
+	struct iovec iov = { .iov_base = &data, .iov_len = 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = cbuf,
+		.msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	return failed(out, STEP_HANDOFF, sendmsg(chan, &msg, 0)) ? -1 : 0;
+}
+
+static void creator_main(void *arg)
+{
+	struct repro *r = arg;
+	struct outcome *out = &r->out[CREATOR];
+	char fdarg[16];
+	int fd;
+
+	close(r->chan[1]);
+	if (confine(out, STEP_CONFINE, r->profile[CREATOR], false, false))
+		return;
+	fd = connected_end(r, out);
+	if (fd < 0)
+		return;
+	switch (r->way) {
+	case WAY_CHANGE_PROFILE:
+		if (confine(out, STEP_CONFINE_USER, r->profile[USER], false,
+			    false) ||
+		    write_msg(out, fd))
+			return;
+		break;
+	case WAY_SCM_RIGHTS:
+		if (send_fd(out, r->chan[0], fd))
+			return;
+		break;
+	case WAY_EXEC:
+		at(out, STEP_CONFINE_USER);
+		out->err = -aa_confine_onexec(r->profile[USER]);
+		if (out->err)
+			return;
+		snprintf(fdarg, sizeof(fdarg), "%d", fd);
+		at(out, STEP_HANDOFF);
+		execl(r->self, r->self, EXEC_ARG, fdarg, r->profile[USER],
+		      (char *)NULL);
+		failed(out, STEP_HANDOFF, -1);
+		return;
+	}
+	at(out, STEP_DONE);
+}
+
+/* WAY_SCM_RIGHTS: the user receives end 0 and writes on it. */
+static void user_main(void *arg)
+{
+	struct repro *r = arg;
+	struct outcome *out = &r->out[USER];
+	char data, cbuf[CMSG_SPACE(sizeof(int))] = { };
+	struct iovec iov = { .iov_base = &data, .iov_len = 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = cbuf,
+		.msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cm;
+	int fd;
+
+	close(r->chan[0]);
+	if (confine(out, STEP_CONFINE_USER, r->profile[USER], false, false))
+		return;
+	at(out, STEP_RECV_FD);
+	if (!readable(out, STEP_RECV_FD, r->chan[1], -1) ||
+	    failed(out, STEP_RECV_FD, recvmsg(r->chan[1], &msg, 0)))
+		return;
+	cm = CMSG_FIRSTHDR(&msg);
+	if (wrong(out, STEP_RECV_FD, cm && cm->cmsg_type == SCM_RIGHTS,
+		  FAULT_NOT_INSTALLED))
+		return;
+	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+	if (!write_msg(out, fd))
+		at(out, STEP_DONE);
+}
+
+/*
+ * WAY_EXEC, after the exec: the label must be the user's profile, and
+ * the inherited end 0 writable.  Exits 0 when it is.
+ */
+static int exec_main(const char *fdarg, const char *profile)
+{
+	struct outcome out = { };
+	int ret;
+
+	ret = aa_check_label(profile, false);
+	if (ret) {
+		fprintf(stderr, "after the exec: not labelled %s: %s\n",
+			profile, strerror(-ret));
+		return 1;
+	}
+	if (write_msg(&out, atoi(fdarg))) {
+		fprintf(stderr, "after the exec: write: %s\n",
+			strerror(out.err));
+		return 1;
+	}
+	return 0;
+}
+
+static void run_repro(struct __test_metadata *_metadata, struct repro *r)
+{
+	pid_t pid[PROC_COUNT] = { };
+	bool clean = true;
+	char g[128];
+	int i;
+
+	ASSERT_EQ(0, pipe2(r->ready, O_CLOEXEC));
+	ASSERT_EQ(0, pipe2(r->release, O_CLOEXEC));
+	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0,
+				r->chan));
+	pid[KEEPER] = spawn(keeper_main, r);
+	ASSERT_LT(0, pid[KEEPER]);
+	close(r->ready[1]);
+	close(r->release[0]);
+	ASSERT_TRUE(readable(&r->out[KEEPER], STEP_BIND, r->ready[0], -1) &&
+		    r->out[KEEPER].step == STEP_DONE) {
+		TH_LOG("the keeper did not bind end 1: %s",
+		       outcome_str(&r->out[KEEPER], g, sizeof(g)));
+	}
+	pid[CREATOR] = spawn(creator_main, r);
+	if (r->way == WAY_SCM_RIGHTS)
+		pid[USER] = spawn(user_main, r);
+	close(r->chan[0]);
+	close(r->chan[1]);
+	for (i = CREATOR; i < PROC_COUNT; i++) {
+		if (pid[i] <= 0)
+			continue;
+		reap(&r->out[i], pid[i]);
+		/* The exec'd image says by its exit status. */
+		if (r->way == WAY_EXEC && r->out[i].step == STEP_HANDOFF &&
+		    !r->out[i].err && !r->out[i].fault)
+			at(&r->out[i], STEP_DONE);
+		if (r->out[i].step != STEP_DONE || r->out[i].err ||
+		    r->out[i].fault)
+			clean = false;
+		EXPECT_TRUE(r->out[i].step == STEP_DONE && !r->out[i].err &&
+			    !r->out[i].fault) {
+			TH_LOG("%s: %s%s", proc_name[i],
+			       outcome_str(&r->out[i], g, sizeof(g)),
+			       r->out[i].fault == FAULT_CRASHED ||
+			       r->out[i].fault == FAULT_HUNG ?
+			       ": the kernel lacks " FIX_PEER_CTX : "");
+		}
+	}
+	/* Only a kernel that did not stop a child may close end 1. */
+	if (clean && write(r->release[1], "q", 1) == 1)
+		reap(&r->out[KEEPER], pid[KEEPER]);
+	close(r->release[1]);
+	close(r->ready[0]);
+}
+
+static struct repro *repro_new(struct ctx *c, enum way way)
+{
+	struct repro *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		ksft_exit_fail_msg("out of memory\n");
+	r->way = way;
+	repro_profiles(c, r->profile);
+	return r;
+}
+
+static void check_peer_ctx(struct ctx *c, enum way way)
+{
+	struct __test_metadata *_metadata = c->metadata;
+	struct repro *r = repro_new(c, way);
+	char word[16];
+	ssize_t n;
+	int i;
+
+	if (c->collect) {
+		free(r);
+		return;
+	}
+	c->subs++;
+	/* The name of a kept end 1 stays taken: one per way. */
+	snprintf(word, sizeof(word), "peer_ctx%d", way);
+	run_name(r->name, sizeof(r->name), word);
+	n = readlink("/proc/self/exe", r->self, sizeof(r->self) - 1);
+	ASSERT_LT(0, n);
+	r->self[n] = '\0';
+	r->out = shared_alloc(PROC_COUNT * sizeof(*r->out));
+	ASSERT_NE(NULL, r->out);
+	for (i = 0; i < PROC_COUNT; i++)
+		r->out[i] = (struct outcome){ .step = STEP_NOT_RUN };
+	run_repro(_metadata, r);
+	shared_free(r->out, PROC_COUNT * sizeof(*r->out));
+	free(r);
+}
+
+static void check_peer_ctx_change(struct ctx *c)
+{
+	check_peer_ctx(c, WAY_CHANGE_PROFILE);
+}
+
+static void check_peer_ctx_scm_rights(struct ctx *c)
+{
+	check_peer_ctx(c, WAY_SCM_RIGHTS);
+}
+
+static void check_peer_ctx_exec(struct ctx *c)
+{
+	check_peer_ctx(c, WAY_EXEC);
+}
+
+static void run_fix(struct __test_metadata *_metadata, check_fn *fn)
+{
+	if (env.enabled && !env.have_v9_unix)
+		SKIP(return, "%s",
+		     "kernel without AppArmor network_v9/af_unix (6.17+): no unix socket revalidation");
+	run_abi(_metadata, AA_ABI_NEW, fn);
+}
+
+TEST(fix_peer_ctx_write_after_change_profile)
+{
+	run_fix(_metadata, check_peer_ctx_change);
+}
+
+TEST(fix_peer_ctx_receipt_with_scm_rights)
+{
+	run_fix(_metadata, check_peer_ctx_scm_rights);
+}
+
+TEST(fix_peer_ctx_exec_into_another_profile)
+{
+	run_fix(_metadata, check_peer_ctx_exec);
+}
+
+static check_fn *const new_checks[] = {
+	check_peer_ctx_change,
+	check_peer_ctx_scm_rights,
+	check_peer_ctx_exec,
+};
+
+int main(int argc, char **argv)
+{
+	const struct checks checks[AA_ABI_COUNT] = {
+		[AA_ABI_NEW] = { new_checks, ARRAY_SIZE(new_checks) },
+	};
+
+	if (argc == 4 && !strcmp(argv[1], EXEC_ARG))
+		return exec_main(argv[2], argv[3]);
+	return unix_test_main(argc, argv, checks);
+}
