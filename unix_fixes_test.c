@@ -1,33 +1,66 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Regression tests for fixes to AppArmor's AF_UNIX mediation whose
- * absence oopses or hangs the kernel, each named for its upstream commit.
- * A reproducer runs in child processes: a child the kernel kills, or one
+ * Regression tests for fixes to AppArmor's AF_UNIX mediation since it
+ * was merged in v6.17-rc1, each named for its upstream commit (or, for a
+ * distribution's fix not found upstream, for the function it fixes).  A
+ * reproducer runs in child processes: a child the kernel kills, or one
  * that does not finish, is that test's FAIL, and the run goes on.  The
  * program runs last, since a kernel that oopses here may be left with a
  * lock held forever.
  *
- * FIX_PEER_CTX ("apparmor: fix NULL pointer dereference in
- * update_peer_ctx"): when a task uses a unix socket under a label not
+ * The fixes, the first release with each, what a kernel without it does,
+ * whether Debian's 7.2.13 and 7.3.4 carry it, and the test:
+ *
+ *   e2938ad00b21 apparmor: fix NULL pointer dereference in
+ *     __unix_needs_revalidation; 7.0-rc1; oops on receipt of an O_PATH
+ *     descriptor of a socket; 7.2.13 yes, 7.3.4 yes;
+ *     fix_e2938ad00b21_o_path_socket_received.
+ *   00b67657535d apparmor: fix NULL sock in aa_sock_file_perm; 7.0-rc1;
+ *     oops only when a socket's setup or teardown races revalidation;
+ *     yes, yes; no test (a race).
+ *   9f79b1cee91b apparmor: fix fast path cache check for unix sockets;
+ *     7.0-rc1; a lock on a socket after a label change skips
+ *     revalidation and is allowed; yes, yes;
+ *     fix_9f79b1cee91b_lock_after_change_profile.
+ *   6d25e7b47616 apparmor: fix refcount leak when updating the sk_ctx;
+ *     7.2-rc1; a refcount underflow warning, then a use-after-free, after
+ *     many revalidations; yes, yes; no test (KASAN, refcount warning).
+ *   b1aea2c19607 apparmor: fix race in unix socket mediation when
+ *     peer_path is used; 7.2-rc1; use-after-free when the peer closes
+ *     during revalidation; yes, yes; no test (a race, KASAN).
+ *   4483efe4f215 apparmor: fix shadowing of plabel that prevents cache
+ *     from being updated; 7.2-rc1; a leaked label reference, no decision
+ *     changes; yes, yes; no test (kmemleak).
+ *   (not found upstream) apparmor: fix NULL ctx->peer derefs in unix
+ *     socket ctx updates; Debian 7.3.3-1 (#1145111), in 7.3.4's
+ *     update_peer_ctx(); oops when a datagram socket connected with
+ *     connect() is revalidated; 7.2.13 no, 7.3.4 yes;
+ *     fix_update_peer_ctx_*.
+ *   (not found upstream) apparmor: don't revalidate inherited files under
+ *     files->file_lock; stable 7.3.4; sleeping under a spinlock at exec;
+ *     7.2.13 no, 7.3.4 yes; no test (might_sleep, lockdep).
+ *
+ * update_peer_ctx(): when a task uses a unix socket under a label not
  * cached on it, aa_unix_file_perm() revalidates it and, for a datagram
- * socket, merges the user's label into its peer's ctx->peer with
- * update_peer_ctx().  socketpair() and a stream connect() set that field;
- * a datagram connect() never does, and 7.2 merged into it without a NULL
- * check: aa_label_merge() oopses under unix_sk(peer)->lock.  Three ways
- * reach it without anything else unusual: a write() after
- * change_profile, receipt with SCM_RIGHTS by a task under another
- * profile (the file_receive hook), and an exec into another profile
- * while holding the socket (aa_inherit_files()).  The peer's socket is
- * then never closed: closing it would take the lock the dead task holds.
+ * socket, merges the user's label into its peer's ctx->peer.
+ * socketpair() and a stream connect() set that field; a datagram
+ * connect() never does, and 7.2 merged into it without a NULL check:
+ * aa_label_merge() oopses under unix_sk(peer)->lock.  Three ways reach it
+ * without anything else unusual: a write() after change_profile, receipt
+ * with SCM_RIGHTS by a task under another profile (the file_receive
+ * hook), and an exec into another profile while holding the socket
+ * (aa_inherit_files()).  The peer's socket is then never closed: closing
+ * it would take the lock the dead task holds.
  */
 
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/file.h>
 
 #include "unix_test.h"
 
-#define FIX_PEER_CTX "update_peer_ctx()'s NULL check (7.3)"
+#define FIX_PEER_CTX "update_peer_ctx()'s NULL check (Debian 7.3.3)"
 /* argv[1] of this program exec'd by the exec reproducer. */
 #define EXEC_ARG "--write-inherited"
 
@@ -211,11 +244,9 @@ static void creator_main(void *arg)
 	at(out, STEP_DONE);
 }
 
-/* WAY_SCM_RIGHTS: the user receives end 0 and writes on it. */
-static void user_main(void *arg)
+/* The descriptor received on @chan, or -1 with the reason recorded. */
+static int recv_fd(struct outcome *out, int chan)
 {
-	struct repro *r = arg;
-	struct outcome *out = &r->out[USER];
 	char data, cbuf[CMSG_SPACE(sizeof(int))] = { };
 	struct iovec iov = { .iov_base = &data, .iov_len = 1 };
 	struct msghdr msg = {
@@ -227,19 +258,30 @@ static void user_main(void *arg)
 	struct cmsghdr *cm;
 	int fd;
 
-	close(r->chan[0]);
-	if (confine(out, STEP_CONFINE_USER, r->profile[USER], false, false))
-		return;
 	at(out, STEP_RECV_FD);
-	if (!readable(out, STEP_RECV_FD, r->chan[1], -1) ||
-	    failed(out, STEP_RECV_FD, recvmsg(r->chan[1], &msg, 0)))
-		return;
+	if (!readable(out, STEP_RECV_FD, chan, -1) ||
+	    failed(out, STEP_RECV_FD, recvmsg(chan, &msg, MSG_CMSG_CLOEXEC)))
+		return -1;
 	cm = CMSG_FIRSTHDR(&msg);
 	if (wrong(out, STEP_RECV_FD, cm && cm->cmsg_type == SCM_RIGHTS,
 		  FAULT_NOT_INSTALLED))
-		return;
+		return -1;
 	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
-	if (!write_msg(out, fd))
+	return fd;
+}
+
+/* WAY_SCM_RIGHTS: the user receives end 0 and writes on it. */
+static void user_main(void *arg)
+{
+	struct repro *r = arg;
+	struct outcome *out = &r->out[USER];
+	int fd;
+
+	close(r->chan[0]);
+	if (confine(out, STEP_CONFINE_USER, r->profile[USER], false, false))
+		return;
+	fd = recv_fd(out, r->chan[1]);
+	if (fd >= 0 && !write_msg(out, fd))
 		at(out, STEP_DONE);
 }
 
@@ -372,6 +414,140 @@ static void check_peer_ctx_exec(struct ctx *c)
 	check_peer_ctx(c, WAY_EXEC);
 }
 
+/*
+ * e2938ad00b21: a descriptor opened with O_PATH on a socket's path is a
+ * socket inode with no socket behind it.  Its receipt with SCM_RIGHTS by
+ * a confined task revalidates it (file_receive), and __is_unix_file()
+ * read sock->sk of a NULL sock.
+ */
+static void o_path_sender(void *arg)
+{
+	struct repro *r = arg;
+	struct outcome *out = &r->out[CREATOR];
+	struct sockaddr_un addr;
+	socklen_t len = unix_addr(&addr, r->self, false);
+	int sock, fd;
+
+	close(r->chan[1]);
+	if (confine(out, STEP_CONFINE, r->profile[CREATOR], false, false))
+		return;
+	sock = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (failed(out, STEP_CREATE, sock) ||
+	    failed(out, STEP_BIND, bind(sock, (struct sockaddr *)&addr, len)))
+		return;
+	fd = open(r->self, O_PATH | O_CLOEXEC);
+	if (failed(out, STEP_CREATE, fd) || send_fd(out, r->chan[0], fd))
+		return;
+	at(out, STEP_DONE);
+}
+
+static void o_path_receiver(void *arg)
+{
+	struct repro *r = arg;
+	struct outcome *out = &r->out[USER];
+
+	close(r->chan[0]);
+	if (confine(out, STEP_CONFINE_USER, r->profile[USER], false, false) ||
+	    recv_fd(out, r->chan[1]) < 0)
+		return;
+	at(out, STEP_DONE);
+}
+
+static void check_o_path(struct ctx *c)
+{
+	struct __test_metadata *_metadata = c->metadata;
+	struct repro *r = repro_new(c, WAY_SCM_RIGHTS);
+	pid_t pid[PROC_COUNT] = { };
+	char name[NAME_MAX_LEN], g[128];
+	int i;
+
+	if (c->collect) {
+		free(r);
+		return;
+	}
+	c->subs++;
+	run_name(name, sizeof(name), "o_path");
+	snprintf(r->self, sizeof(r->self), "%s/%s", aa_policy_dir(policy),
+		 name);
+	r->out = shared_alloc(PROC_COUNT * sizeof(*r->out));
+	ASSERT_NE(NULL, r->out);
+	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0,
+				r->chan));
+	for (i = 0; i < PROC_COUNT; i++)
+		r->out[i] = (struct outcome){ .step = STEP_NOT_RUN };
+	pid[CREATOR] = spawn(o_path_sender, r);
+	pid[USER] = spawn(o_path_receiver, r);
+	close(r->chan[0]);
+	close(r->chan[1]);
+	for (i = CREATOR; i < PROC_COUNT; i++) {
+		reap(&r->out[i], pid[i]);
+		EXPECT_TRUE(r->out[i].step == STEP_DONE && !r->out[i].err &&
+			    !r->out[i].fault) {
+			TH_LOG("%s of an O_PATH socket descriptor: %s%s",
+			       i == CREATOR ? "sender" : "receiver",
+			       outcome_str(&r->out[i], g, sizeof(g)),
+			       r->out[i].fault == FAULT_CRASHED ?
+			       ": the kernel lacks e2938ad00b21" : "");
+		}
+	}
+	unlink(r->self);
+	shared_free(r->out, PROC_COUNT * sizeof(*r->out));
+	free(r);
+}
+
+/*
+ * 9f79b1cee91b: a lock asks for no peer permission, and aa_file_perm()'s
+ * fast path for unix sockets was taken when the socket needed
+ * revalidation instead of when it did not: a task that changed to a
+ * profile without unix rules could still lock a socket made before.
+ * LOCK_EX asks for the lock alone (LOCK_SH also asks for write).
+ */
+static void check_lock(struct ctx *c)
+{
+	struct __test_metadata *_metadata = c->metadata;
+	struct prof full = { .name = "lock_full" };
+	struct prof none = { .name = "lock_no_unix" };
+	const char *label[2];
+	struct outcome *out, want = { .step = STEP_OP, .err = EACCES };
+	char g[128], w[128];
+	pid_t pid;
+	int sv[2];
+
+	rules(&full, "  unix,\n  file,\n  change_profile,\n");
+	rules(&none, "  file,\n");
+	label[0] = registered(c, &full);
+	label[1] = registered(c, &none);
+	if (!label[0] || !label[1])
+		ksft_exit_fail_msg("cannot register more profiles\n");
+	if (c->collect)
+		return;
+	c->subs++;
+	out = shared_alloc(sizeof(*out));
+	ASSERT_NE(NULL, out);
+	*out = (struct outcome){ .step = STEP_NOT_RUN };
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		if (confine(out, STEP_CONFINE, label[0], false, false) ||
+		    failed(out, STEP_CREATE,
+			   socketpair(AF_UNIX, SOCK_STREAM, 0, sv)) ||
+		    confine(out, STEP_CONFINE_USER, label[1], false, false))
+			_exit(0);
+		if (!failed(out, STEP_OP, flock(sv[0], LOCK_EX)))
+			at(out, STEP_DONE);
+		_exit(0);
+	}
+	reap(out, pid);
+	EXPECT_TRUE(outcome_eq(&want, out)) {
+		TH_LOG("flock(LOCK_EX) under a profile without unix rules: expected %s, got %s%s",
+		       outcome_str(&want, w, sizeof(w)),
+		       outcome_str(out, g, sizeof(g)),
+		       out->step == STEP_DONE ?
+		       ": the kernel lacks 9f79b1cee91b" : "");
+	}
+	shared_free(out, sizeof(*out));
+}
+
 static void run_fix(struct __test_metadata *_metadata, check_fn *fn)
 {
 	if (env.enabled && !env.have_v9_unix)
@@ -380,22 +556,34 @@ static void run_fix(struct __test_metadata *_metadata, check_fn *fn)
 	run_abi(_metadata, AA_ABI_NEW, fn);
 }
 
-TEST(fix_peer_ctx_write_after_change_profile)
+TEST(fix_e2938ad00b21_o_path_socket_received)
+{
+	run_fix(_metadata, check_o_path);
+}
+
+TEST(fix_9f79b1cee91b_lock_after_change_profile)
+{
+	run_fix(_metadata, check_lock);
+}
+
+TEST(fix_update_peer_ctx_write_after_change_profile)
 {
 	run_fix(_metadata, check_peer_ctx_change);
 }
 
-TEST(fix_peer_ctx_receipt_with_scm_rights)
+TEST(fix_update_peer_ctx_receipt_with_scm_rights)
 {
 	run_fix(_metadata, check_peer_ctx_scm_rights);
 }
 
-TEST(fix_peer_ctx_exec_into_another_profile)
+TEST(fix_update_peer_ctx_exec_into_another_profile)
 {
 	run_fix(_metadata, check_peer_ctx_exec);
 }
 
 static check_fn *const new_checks[] = {
+	check_o_path,
+	check_lock,
 	check_peer_ctx_change,
 	check_peer_ctx_scm_rights,
 	check_peer_ctx_exec,

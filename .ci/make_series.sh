@@ -8,9 +8,10 @@
 #      and a MAINTAINERS F: line under AppArmor;
 #   2. the tests of sockets that change hands;
 #   3. the stacked-label, replacement and audit tests;
-#   4. the VM runner and the kernel builder;
-#   5. the benchmark;
-#   6. the README;
+#   4. the regression tests of fixes whose absence oopses;
+#   5. the VM runner and the kernel builder;
+#   6. the benchmark;
+#   7. the README;
 #
 # plus a cover letter (.ci/series/cover.txt).  .ci/ stays out.  Every
 # commit is signed off by the sender's own git identity (user.name and
@@ -38,6 +39,7 @@ RULES=(config settings common.c common.h policy.c policy.h profile.c
 	unix_rules_test.c)
 HANDOFF=(unix_handoff.c unix_handoff.h unix_handoff_test.c)
 LABELS=(unix_labels_test.c audit_log.c audit_log.h unix_audit_test.c)
+FIXES=(unix_fixes_test.c)
 VM=(vmtest.sh build_kernel.sh config.vm)
 BENCH=(af_unix_send_perf.c send_workload.c send_workload.h perf_env.c
 	perf_env.h perf_json.c perf_json.h perf_stats.c perf_stats.h
@@ -81,7 +83,7 @@ mkdir -p "$SRC" "$REPO/$ST"
 git -C "$TOP" archive HEAD | tar -x -C "$SRC"
 
 # Every committed file outside .ci/ must be in one patch.
-placed=" ${RULES[*]} ${HANDOFF[*]} ${LABELS[*]} ${VM[*]} ${BENCH[*]} ${DOCS[*]} ${BUILD[*]} "
+placed=" ${RULES[*]} ${HANDOFF[*]} ${LABELS[*]} ${FIXES[*]} ${VM[*]} ${BENCH[*]} ${DOCS[*]} ${BUILD[*]} "
 while read -r f; do
 	[[ $placed == *" $f "* ]] || die "$f is in no patch: add it to a list"
 done < <(git -C "$TOP" ls-files | grep -v '^\.ci/')
@@ -156,14 +158,15 @@ awk '/^APPARMOR SECURITY MODULE$/ { sec = 1 }
 commit "$MSGS/1-rules.msg" "${RULES[@]}"
 commit "$MSGS/2-handoff.msg" "${HANDOFF[@]}"
 commit "$MSGS/3-labels.msg" "${LABELS[@]}"
-commit "$MSGS/4-vm.msg" "${VM[@]}"
-commit "$MSGS/5-bench.msg" "${BENCH[@]}"
+commit "$MSGS/4-fixes.msg" "${FIXES[@]}"
+commit "$MSGS/5-vm.msg" "${VM[@]}"
+commit "$MSGS/6-bench.msg" "${BENCH[@]}"
 # The README without the paragraphs about this repository's .ci/, which
 # stays out.
 put "${DOCS[@]}"
 awk -v RS= '!/\.ci\// { printf "%s%s\n", sep, $0; sep = "\n" }' \
 	"$SRC/README" >"$D/README"
-commit "$MSGS/6-readme.msg"
+commit "$MSGS/7-readme.msg"
 for f in "${BUILD[@]}"; do
 	cmp -s "$SRC/$f" "$D/$f" || die "$f in the last patch differs from ours"
 done
