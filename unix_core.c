@@ -44,6 +44,7 @@ static const char *const step_names[] = {
 	[STEP_CONFINE_USER] = "confine the user",
 	[STEP_RECV_FD] = "receive fd",
 	[STEP_OP] = "op",
+	[STEP_RETRY] = "retry",
 	[STEP_CHECK] = "check the other end",
 	[STEP_DONE] = "done",
 };
@@ -59,6 +60,7 @@ static const char *const fault_names[] = {
 	[FAULT_LABEL] = "label differs from the profile",
 	[FAULT_NOT_INSTALLED] = "not installed (MSG_CTRUNC)",
 	[FAULT_TIMEOUT] = "timed out waiting",
+	[FAULT_RETRY] = "decided otherwise on retry",
 	[FAULT_TEST] = "the test's own call failed",
 	[FAULT_HUNG] = "did not exit: killed",
 	[FAULT_CRASHED] = "killed by signal",

@@ -55,6 +55,7 @@ enum step {
 	STEP_CONFINE_USER,	/* the user's change_profile */
 	STEP_RECV_FD,		/* recvmsg(SCM_RIGHTS) under the new label */
 	STEP_OP,		/* the one operation under the new label */
+	STEP_RETRY,		/* the same operation again */
 	STEP_CHECK,		/* the other end received what was written */
 	STEP_DONE,		/* every step succeeded */
 };
@@ -71,6 +72,8 @@ enum fault {
 	FAULT_LABEL,		/* the label is not the profile expected */
 	FAULT_NOT_INSTALLED,	/* SCM_RIGHTS: no descriptor, MSG_CTRUNC */
 	FAULT_TIMEOUT,		/* nothing to read within the I/O timeout */
+	/* The retry was decided otherwise (@detail: its errno, or 0). */
+	FAULT_RETRY,
 	FAULT_TEST,		/* the test's own call failed (@detail: errno) */
 	FAULT_HUNG,		/* did not exit in time: killed */
 	FAULT_CRASHED,		/* killed by signal @detail */

@@ -91,6 +91,7 @@ const char *handoff_op_name(enum handoff_op op)
 		[HOP_URING_SEND] = "io_uring SEND",
 		[HOP_URING_RECV] = "io_uring RECV",
 		[HOP_ACCEPT] = "accept",
+		[HOP_CONNECT] = "connect",
 	};
 
 	return op < HOP_COUNT ? names[op] : "?";
@@ -175,11 +176,13 @@ static int recv_msg(struct run *r, enum step where, int fd,
 		    enum handoff_op via)
 {
 	char want[MSG_LEN], got[MSG_LEN + 1];
+	/* One more byte shows a longer record; a stream has no records. */
+	size_t len = r->h->type == SOCK_STREAM ? MSG_LEN : sizeof(got);
 	ssize_t n;
 
 	if (!readable(r->out, where, fd, -1))
 		return -1;
-	n = xfer(r, via, fd, got, sizeof(got));
+	n = xfer(r, via, fd, got, len);
 	if (failed(r->out, where, n) || wrong(r->out, where, n == MSG_LEN, FAULT_SHORT))
 		return -1;
 	make_msg(want, r->h->op);
@@ -215,6 +218,36 @@ static int accept_at(struct run *r, enum step at, int fd)
 	return ret;
 }
 
+static int op_once(struct run *r, enum step at, int fd)
+{
+	if (op_reads(r->h->op))
+		return recv_msg(r, at, fd, r->h->op);
+	return send_msg(r, at, fd, r->h->op);
+}
+
+/*
+ * A revalidated operation, asked again, is decided again the same way:
+ * the socket caches the user's label only once it was allowed.  @first
+ * is what the first one returned; a fault of the test is not retried.
+ */
+static int retry(struct run *r, int fd, int first)
+{
+	struct outcome *out = r->out, again = { .step = STEP_NOT_RUN };
+	int ret;
+
+	if (out->fault)
+		return first;
+	r->out = &again;
+	ret = op_once(r, STEP_RETRY, fd);
+	r->out = out;
+	if (again.fault || (!first && !ret) ||
+	    (first && ret && again.err == out->err))
+		return first;
+	*out = (struct outcome){ .step = STEP_RETRY, .fault = FAULT_RETRY,
+				 .detail = again.err };
+	return -1;
+}
+
 /* The operation on end @fd, recorded as step @at. */
 static int use_at(struct run *r, enum step at, int fd)
 {
@@ -224,6 +257,14 @@ static int use_at(struct run *r, enum step at, int fd)
 	r->out->step = at;
 	if (op == HOP_ACCEPT)
 		return accept_at(r, at, fd);
+	if (op == HOP_CONNECT) {
+		struct sockaddr_un addr;
+		socklen_t len = unix_addr(&addr, r->h->path[1], true);
+
+		return failed(r->out, at,
+			      connect(fd, (struct sockaddr *)&addr, len)) ?
+		       -1 : 0;
+	}
 #ifdef HAVE_LIBURING
 	if (op == HOP_URING_SEND || op == HOP_URING_RECV) {
 		/* The ring is the new label's own, made after the change. */
@@ -233,10 +274,9 @@ static int use_at(struct run *r, enum step at, int fd)
 			return -1;
 	}
 #endif
-	if (op_reads(op))
-		ret = recv_msg(r, at, fd, op);
-	else
-		ret = send_msg(r, at, fd, op);
+	ret = op_once(r, at, fd);
+	if (at == STEP_OP && (op == HOP_WRITE || op == HOP_READ))
+		ret = retry(r, fd, ret);
 #ifdef HAVE_LIBURING
 	if (op == HOP_URING_SEND || op == HOP_URING_RECV)
 		io_uring_queue_exit(&r->ring);
@@ -249,12 +289,25 @@ static int use(struct run *r, int fd)
 	return use_at(r, STEP_OP, fd);
 }
 
-/* The creator's end receives what the user's end wrote. */
+/*
+ * The creator's end receives what the user's end wrote, or accepts the
+ * connection it made.
+ */
 static int check_at(struct run *r, enum step at, int fd)
 {
+	int conn;
+
 	if (op_reads(r->h->op))
 		return 0;
-	return recv_msg(r, at, fd, HOP_RECVMSG);
+	if (r->h->op != HOP_CONNECT)
+		return recv_msg(r, at, fd, HOP_RECVMSG);
+	if (!readable(r->out, at, fd, -1))
+		return -1;
+	conn = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
+	if (failed(r->out, at, conn))
+		return -1;
+	close(conn);
+	return 0;
 }
 
 static int check(struct run *r, int fd)
@@ -271,8 +324,9 @@ static int await_replace(struct run *r, int chan)
 	if (wrong(r->out, STEP_HANDOFF, write(chan, "r", 1) == 1, FAULT_TEST) ||
 	    !readable(r->out, STEP_HANDOFF, chan, -1))
 		return -1;
-	return wrong(r->out, STEP_HANDOFF, read(chan, &c, 1) == 1 && c == 'g',
-		     FAULT_PEER_STOPPED) ? -1 : 0;
+	return wrong(r->out, STEP_HANDOFF,
+		     (r->h->refresh ? read(chan, &c, 1) : recv(chan, &c, 1, 0))
+		     == 1 && c == 'g', FAULT_PEER_STOPPED) ? -1 : 0;
 }
 
 /* The caller's side of await_replace(): 0, or why it could not. */
@@ -405,9 +459,26 @@ static int listener_pair(struct run *r, int sv[2])
 		      connect(sv[1], (struct sockaddr *)&addr, len)) ? -1 : 0;
 }
 
+/* HOP_CONNECT: end 1 listening on an abstract name, end 0 not connected. */
+static int connect_pair(struct run *r, int sv[2])
+{
+	struct sockaddr_un addr;
+	socklen_t len = unix_addr(&addr, r->h->path[1], true);
+
+	sv[0] = socket(AF_UNIX, r->h->type, 0);
+	sv[1] = socket(AF_UNIX, r->h->type, 0);
+	return failed(r->out, STEP_CREATE, sv[0]) ||
+	       failed(r->out, STEP_CREATE, sv[1]) ||
+	       failed(r->out, STEP_CREATE,
+		      bind(sv[1], (struct sockaddr *)&addr, len)) ||
+	       failed(r->out, STEP_CREATE, listen(sv[1], 1)) ? -1 : 0;
+}
+
 static int make_pair(struct run *r, int sv[2])
 {
 	r->out->step = STEP_CREATE;
+	if (r->h->op == HOP_CONNECT)
+		return connect_pair(r, sv);
 	if (handoff_shape_listens(r->h->shape))
 		return listener_pair(r, sv);
 	if (r->h->shape != HSHAPE_PAIR)
@@ -461,9 +532,11 @@ static int hand_off(struct run *r, struct run *user, int sv[2], int chan)
 		return user->out->step == STEP_DONE && !user->out->fault ? 0 : -1;
 	case HANDOFF_REPLACE:
 		/* The pair is in use before the profile is replaced. */
-		if (use_at(r, STEP_BEFORE, sv[0]) ||
-		    check_at(r, STEP_BEFORE, sv[1]) || await_replace(r, chan) ||
-		    use(user, sv[0]))
+		if (r->h->op != HOP_CONNECT &&
+		    (use_at(r, STEP_BEFORE, sv[0]) ||
+		     check_at(r, STEP_BEFORE, sv[1])))
+			return -1;
+		if (await_replace(r, chan) || use(user, sv[0]))
 			return -1;
 		user->out->step = STEP_DONE;
 		return 0;
@@ -487,7 +560,10 @@ static void creator(struct run *r, struct run *user, int chan)
 		return;
 	if (make_pair(r, sv))
 		return;
-	if (op_reads(r->h->op) && send_msg(r, STEP_SEED, sv[1], HOP_SENDMSG))
+	/* Read ops read twice (retry()). */
+	if (op_reads(r->h->op) &&
+	    (send_msg(r, STEP_SEED, sv[1], HOP_SENDMSG) ||
+	     send_msg(r, STEP_SEED, sv[1], HOP_SENDMSG)))
 		return;
 	if (hand_off(r, user, sv, chan))
 		return;

@@ -46,6 +46,11 @@ enum handoff_op {
 	HOP_URING_SEND,	/* the same through io_uring (liburing) */
 	HOP_URING_RECV,
 	HOP_ACCEPT,	/* listener shapes: accept(), then a message back */
+	/*
+	 * HANDOFF_REPLACE: end 0 connects to end 1, which listens on the
+	 * abstract name path[1].
+	 */
+	HOP_CONNECT,
 	HOP_COUNT,
 };
 
@@ -64,6 +69,12 @@ struct handoff {
 	/* HANDOFF_REPLACE: replaces the creator's profile; 0 or -errno. */
 	int (*replace)(void *arg);
 	void *arg;
+	/*
+	 * HANDOFF_REPLACE: the task reads the go-ahead with read(), which
+	 * has AppArmor refresh its label first; else with recv(), which
+	 * does not, so the op is the first thing mediated after it.
+	 */
+	bool refresh;
 };
 
 /*

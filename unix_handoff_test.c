@@ -316,7 +316,7 @@ static void handoff_sub(struct ctx *c, const struct handoff_row *hc)
 	/* A listener is used once, by accept(). */
 	first = handoff_shape_listens(shape) ? HOP_ACCEPT :
 		handoff_params.uring ? HOP_URING_SEND : HOP_WRITE;
-	end = handoff_shape_listens(shape) ? HOP_COUNT :
+	end = handoff_shape_listens(shape) ? HOP_ACCEPT + 1 :
 	      handoff_params.uring ? HOP_ACCEPT : HOP_URING_SEND;
 	for (h.op = first; h.op < end; h.op++) {
 		/*

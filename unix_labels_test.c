@@ -2,8 +2,8 @@
 /*
  * AppArmor AF_UNIX mediation of labels that are not one plain profile:
  * stacks (A//&B, by change_profile and by aa_stack_profile()), peer rules
- * against a stacked peer, and a profile replaced while its socket is
- * connected.
+ * against a stacked peer, and a profile replaced under a task using
+ * unix sockets.
  */
 
 #include "unix_handoff.h"
@@ -151,19 +151,61 @@ static void check_stacked_peer(struct ctx *c)
 }
 
 /*
- * Profile replacement while connected: a socketpair in use under profile
- * R, then R replaced by a version lacking send or receive, then the same
- * operation again.  What the kernel does (7.2), and why:
- * - A dgram send checks the sending task's label, which is R's newest
- *   version: without send, it is refused.
- * - The receiving end is checked with the label stored on its socket when
- *   it was created (apparmor_unix_may_send() uses peer_ctx->label, not its
- *   newest version): the old R still allows receive, so the send goes on.
- * - Stream and seqpacket messages are not mediated per message, and a
- *   write() revalidated against the replaced profile is not revoked: the
- *   file was allowed under R, and R's newest version is a subset of the
- *   task's label (__file_sock_perm()).
+ * A profile replaced under a task that uses unix sockets: a socketpair in
+ * use under profile R (or a listener made under it), then R replaced by a
+ * version lacking one permission, then one operation.  Two ways to get
+ * there: the task reads the go-ahead with read() on a unix socket, which
+ * has AppArmor refresh its label to R's newest version first ("after a
+ * refresh"), or with recv(), which does not, so that the operation is the
+ * first thing mediated after the replacement ("first op"), as for a
+ * daemon whose profile apparmor_parser -r tightens under it.  The kernel
+ * (7.2) decides the same either way: a hook asks the newest version of a
+ * stale label (__begin_current_label_crit_section()).
  */
+struct replaced_row {
+	int type;
+	enum handoff_op op;
+	const char *lack;	/* what R's new version lacks */
+	bool denied;
+	const char *why;
+};
+
+/* clang-format off */
+static const struct replaced_row replaced_rows[] = {
+	{ SOCK_DGRAM, HOP_SENDMSG, "send", true,
+	  "a dgram send asks the sender's label: R's newest version" },
+	{ SOCK_DGRAM, HOP_WRITE, "send", true,
+	  "a dgram write is a send: R's newest version" },
+	{ SOCK_DGRAM, HOP_SENDMSG, "receive", false,
+	  "the receiving end is asked with its stored label, the old R" },
+	{ SOCK_DGRAM, HOP_WRITE, "receive", false,
+	  "the receiving end has the old R; revalidation keeps what R allowed" },
+	{ SOCK_STREAM, HOP_SENDMSG, "send", false,
+	  "stream messages are not mediated one by one" },
+	{ SOCK_STREAM, HOP_WRITE, "send", false,
+	  "revalidation keeps what R allowed: R's newest is a subset (__file_sock_perm())" },
+	{ SOCK_STREAM, HOP_SENDMSG, "receive", false,
+	  "stream messages are not mediated one by one" },
+	{ SOCK_STREAM, HOP_WRITE, "receive", false,
+	  "revalidation keeps what R allowed (__file_sock_perm())" },
+	{ SOCK_SEQPACKET, HOP_SENDMSG, "send", false,
+	  "seqpacket messages are not mediated one by one" },
+	{ SOCK_SEQPACKET, HOP_WRITE, "send", false,
+	  "revalidation keeps what R allowed (__file_sock_perm())" },
+	{ SOCK_SEQPACKET, HOP_SENDMSG, "receive", false,
+	  "seqpacket messages are not mediated one by one" },
+	{ SOCK_SEQPACKET, HOP_WRITE, "receive", false,
+	  "revalidation keeps what R allowed (__file_sock_perm())" },
+	{ SOCK_STREAM, HOP_CONNECT, "connect", true,
+	  "connect() asks the task's label: R's newest version" },
+	{ SOCK_SEQPACKET, HOP_CONNECT, "connect", true,
+	  "connect() asks the task's label: R's newest version" },
+};
+
+/* clang-format on */
+
+static const char *const replaced_lacks[] = { "send", "receive", "connect" };
+
 static int replace_with(void *blob)
 {
 	return aa_policy_replace(policy, blob);
@@ -177,34 +219,41 @@ static void replaced_prof(struct prof *r, enum aa_abi abi, char *name,
 	lacking(r, abi, NULL);
 }
 
-static void replaced_sub(struct __test_metadata *_metadata,
-			 const struct handoff *h, const char *lack)
+static void replaced_sub(struct __test_metadata *_metadata, struct handoff *h,
+			 const struct replaced_row *row, const char *blob)
 {
-	bool denied = h->type == SOCK_DGRAM && !strcmp(lack, "send");
 	struct outcome want = { .step = STEP_DONE }, got;
-	char desc[96];
+	char desc[256];
 	int ret;
 
-	if (denied)
+	if (row->denied)
 		want = (struct outcome){ .step = STEP_OP, .err = EACCES };
+	h->type = row->type;
+	h->op = row->op;
+	h->arg = (void *)blob;
 	ret = handoff_run(h, &got);
 	ASSERT_EQ(0, ret) TH_LOG("replacing: %s", strerror(-ret));
-	snprintf(desc, sizeof(desc), "%s %s after a replacement without %s",
-		 type_name(h->type), handoff_op_name(h->op), lack);
+	snprintf(desc, sizeof(desc), "%s %s, %s, R replaced without %s (%s)",
+		 type_name(row->type), handoff_op_name(row->op),
+		 h->refresh ? "after a refresh" : "first op", row->lack,
+		 row->why);
 	expect_outcome(_metadata, desc, "the task", want, &got);
 }
 
-static void check_replaced(struct ctx *c)
+static void check_replaced(struct ctx *c, bool refresh)
 {
-	static const char *const lacks[] = { "send", "receive" };
-	static const int types[] = { SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET };
 	struct __test_metadata *_metadata = c->metadata;
 	const struct variant *v = c->v;
 	struct prof r = { }, strict = { };
-	static const enum handoff_op ops[] = { HOP_WRITE, HOP_SENDMSG };
-	char name[32], blob[2][64], restore[64], err[4096];
-	struct handoff h = { .how = HANDOFF_REPLACE, .replace = replace_with };
-	size_t i, t, o;
+	char name[32], blob[ARRAY_SIZE(replaced_lacks)][64], restore[64];
+	char listener[NAME_MAX_LEN], err[4096];
+	struct handoff h = {
+		.how = HANDOFF_REPLACE,
+		.replace = replace_with,
+		.refresh = refresh,
+		.path = { NULL, listener },
+	};
+	size_t i, l;
 	int ret;
 
 	replaced_prof(&r, v->abi, name, sizeof(name));
@@ -215,34 +264,41 @@ static void check_replaced(struct ctx *c)
 		return;
 	}
 	ASSERT_NE(NULL, h.creator);
+	run_name(listener, sizeof(listener), "replaced_listener");
 	/* Compiled once; replacing is then a write to .replace. */
 	snprintf(restore, sizeof(restore), "%s.bin", name);
 	ret = aa_policy_compile(policy, env.parser, v->abi, h.creator, r.text,
 				restore, err, sizeof(err));
 	ASSERT_EQ(0, ret) TH_LOG("compiling %s: %s", name, err);
-	for (i = 0; i < ARRAY_SIZE(lacks); i++) {
-		lacking(&strict, v->abi, lacks[i]);
-		snprintf(blob[i], sizeof(blob[i]), "%s-no-%s.bin", name, lacks[i]);
+	for (l = 0; l < ARRAY_SIZE(replaced_lacks); l++) {
+		lacking(&strict, v->abi, replaced_lacks[l]);
+		snprintf(blob[l], sizeof(blob[l]), "%s-no-%s.bin", name,
+			 replaced_lacks[l]);
 		ret = aa_policy_compile(policy, env.parser, v->abi, h.creator,
-					strict.text, blob[i], err, sizeof(err));
-		ASSERT_EQ(0, ret) TH_LOG("compiling %s: %s", blob[i], err);
+					strict.text, blob[l], err, sizeof(err));
+		ASSERT_EQ(0, ret) TH_LOG("compiling %s: %s", blob[l], err);
 	}
-	for (i = 0; i < ARRAY_SIZE(lacks); i++) {
-		h.arg = blob[i];
-		for (t = 0; t < ARRAY_SIZE(types); t++) {
-			h.type = types[t];
-			for (o = 0; o < ARRAY_SIZE(ops); o++) {
-				h.op = ops[o];
-				ret = aa_policy_replace(policy, restore);
-				ASSERT_EQ(0, ret) TH_LOG("restoring %s: %s",
-							 name, strerror(-ret));
-				c->subs++;
-				replaced_sub(_metadata, &h, lacks[i]);
-			}
-		}
+	for (i = 0; i < ARRAY_SIZE(replaced_rows); i++) {
+		for (l = 0; strcmp(replaced_lacks[l], replaced_rows[i].lack); l++)
+			;
+		ret = aa_policy_replace(policy, restore);
+		ASSERT_EQ(0, ret) TH_LOG("restoring %s: %s", name,
+					 strerror(-ret));
+		c->subs++;
+		replaced_sub(_metadata, &h, &replaced_rows[i], blob[l]);
 	}
 	ret = aa_policy_replace(policy, restore);
 	ASSERT_EQ(0, ret) TH_LOG("restoring %s: %s", name, strerror(-ret));
+}
+
+static void check_replaced_refresh(struct ctx *c)
+{
+	check_replaced(c, true);
+}
+
+static void check_replaced_first_op(struct ctx *c)
+{
+	check_replaced(c, false);
 }
 
 TEST_F(af_unix, old_abi_stacked)
@@ -268,30 +324,42 @@ TEST(new_abi_stacked_peer_label)
 	run_abi(_metadata, AA_ABI_NEW, stacked_peer_types);
 }
 
-static void run_replaced(struct __test_metadata *_metadata, enum aa_abi abi)
+static void run_replaced(struct __test_metadata *_metadata, enum aa_abi abi,
+			 check_fn *fn)
 {
 	if (env.enabled && !env.have_v9_unix)
 		SKIP(return, "%s",
 		     "kernel without AppArmor network_v9/af_unix (6.17+): dgram sends checked against the replaced profile");
-	run_check(_metadata, KIND_UNNAMED, SOCK_DGRAM, abi, true, check_replaced);
+	run_abi(_metadata, abi, fn);
 }
 
 TEST(old_abi_replaced_while_connected)
 {
-	run_replaced(_metadata, AA_ABI_OLD);
+	run_replaced(_metadata, AA_ABI_OLD, check_replaced_refresh);
 }
 
 TEST(new_abi_replaced_while_connected)
 {
-	run_replaced(_metadata, AA_ABI_NEW);
+	run_replaced(_metadata, AA_ABI_NEW, check_replaced_refresh);
+}
+
+TEST(old_abi_first_op_after_replacement)
+{
+	run_replaced(_metadata, AA_ABI_OLD, check_replaced_first_op);
+}
+
+TEST(new_abi_first_op_after_replacement)
+{
+	run_replaced(_metadata, AA_ABI_NEW, check_replaced_first_op);
 }
 
 static check_fn *const old_checks[] = {
-	check_stacked, check_replaced,
+	check_stacked, check_replaced_refresh, check_replaced_first_op,
 };
 
 static check_fn *const new_checks[] = {
-	check_stacked, check_stacked_peer, check_replaced,
+	check_stacked, check_stacked_peer, check_replaced_refresh,
+	check_replaced_first_op,
 };
 
 int main(int argc, char **argv)

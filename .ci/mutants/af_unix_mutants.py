@@ -4,7 +4,8 @@
 # Single-point mutants of security/apparmor/af_unix.c, for .ci/mutate.sh:
 # each one a unified diff (patch -p1, as build_kernel.sh -p takes it) that
 # changes one thing in one place of AppArmor's AF_UNIX permission code,
-# so that aa_unix_mediation can be measured by how many of them it kills.
+# so that the AF_UNIX test programs can be measured by how many of them
+# they kill.
 #
 # The operators are the mistakes a change to this file is likely to make
 # and that a mediation test is there to catch:
