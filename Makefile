@@ -34,6 +34,7 @@ TEST_GEN_PROGS := unix_rules_test
 TEST_GEN_PROGS += unix_handoff_test
 TEST_GEN_PROGS += unix_labels_test
 TEST_GEN_PROGS += unix_audit_test
+TEST_GEN_PROGS += unix_profiles_test
 TEST_GEN_PROGS += af_unix_send_perf
 # Last: a kernel that lacks one of these fixes may oops.
 TEST_GEN_PROGS += unix_fixes_test
@@ -48,6 +49,7 @@ $(OUTPUT)/unix_rules_test: unix_rules_test.c $(UNIX_SRCS)
 $(OUTPUT)/unix_handoff_test: unix_handoff_test.c unix_handoff.c $(UNIX_SRCS)
 $(OUTPUT)/unix_labels_test: unix_labels_test.c unix_handoff.c $(UNIX_SRCS)
 $(OUTPUT)/unix_audit_test: unix_audit_test.c audit_log.c $(UNIX_SRCS)
+$(OUTPUT)/unix_profiles_test: unix_profiles_test.c $(UNIX_SRCS)
 $(OUTPUT)/unix_fixes_test: unix_fixes_test.c $(UNIX_SRCS)
 
 PERF_SRCS := perf_stats.c perf_verdict.c perf_parse.c perf_baseline.c

@@ -17,6 +17,8 @@
 enum aa_abi {
 	AA_ABI_OLD,	/* abi/4.0: coarse "network unix" rules */
 	AA_ABI_NEW,	/* abi/5.0: fine-grained "unix" rules (network_v9) */
+	AA_ABI_3,	/* abi/3.0, as some shipped profiles pin it */
+	AA_ABI_NONE,	/* no abi line: the parser's default, as most ship */
 	AA_ABI_COUNT,
 };
 

@@ -44,6 +44,8 @@ struct aa_policy {
 static const char *const abi_rule[AA_ABI_COUNT] = {
 	[AA_ABI_OLD] = "abi <abi/4.0>,",
 	[AA_ABI_NEW] = "abi <abi/5.0>,",
+	[AA_ABI_3] = "abi <abi/3.0>,",
+	[AA_ABI_NONE] = "",
 };
 
 /*
@@ -258,11 +260,23 @@ static int write_policy(struct aa_policy *pol, enum aa_abi abi,
 	return ret;
 }
 
+/* Whether @abi has a profile to load: the parser gets no empty file. */
+static bool has_profiles(const struct aa_policy *pol, enum aa_abi abi)
+{
+	int i;
+
+	for (i = 0; i < pol->count; i++)
+		if (pol->prof[i].abi == abi && !pol->prof[i].loaded)
+			return true;
+	return false;
+}
+
 int aa_policy_load(struct aa_policy *pol, const char *parser,
 		   const bool abis[AA_ABI_COUNT], char *err, size_t errlen)
 {
 	static const char *const files[AA_ABI_COUNT] = {
 		[AA_ABI_OLD] = "policy-old", [AA_ABI_NEW] = "policy-new",
+		[AA_ABI_3] = "policy-abi3", [AA_ABI_NONE] = "policy-no-abi",
 	};
 	char paths[AA_ABI_COUNT][PATH_MAX + 16];
 	/* -a, not -r: a profile of that name already loaded is an error. */
@@ -276,7 +290,7 @@ int aa_policy_load(struct aa_policy *pol, const char *parser,
 		return ret;
 	}
 	for (abi = 0; abi < AA_ABI_COUNT; abi++) {
-		if (!abis[abi])
+		if (!abis[abi] || !has_profiles(pol, abi))
 			continue;
 		ret = write_policy(pol, abi, files[abi], NULL, NULL);
 		if (ret) {
@@ -289,7 +303,8 @@ int aa_policy_load(struct aa_policy *pol, const char *parser,
 		argv[argc++] = paths[abi];
 	}
 	argv[argc] = NULL;
-	ret = aa_run_capture(argv, err, errlen);
+	/* Without a file the parser would read its standard input. */
+	ret = argc > 3 ? aa_run_capture(argv, err, errlen) : 0;
 	if (ret)
 		return ret < 0 ? ret : -EINVAL;
 	for (i = 0; i < pol->count; i++)

@@ -7,7 +7,7 @@
 #   1. the shared machinery and the rule tests, with TARGETS += apparmor
 #      and a MAINTAINERS F: line under AppArmor;
 #   2. the tests of sockets that change hands;
-#   3. the stacked-label, replacement and audit tests;
+#   3. the stacked-label, replacement, audit and shipped-profile tests;
 #   4. the regression tests of fixes whose absence oopses;
 #   5. the VM runner and the kernel builder;
 #   6. the benchmark;
@@ -38,7 +38,8 @@ RULES=(config settings common.c common.h policy.c policy.h profile.c
 	unix_perms.c unix_perms.h unix_test.h unix_variants.h
 	unix_rules_test.c)
 HANDOFF=(unix_handoff.c unix_handoff.h unix_handoff_test.c)
-LABELS=(unix_labels_test.c audit_log.c audit_log.h unix_audit_test.c)
+LABELS=(unix_labels_test.c audit_log.c audit_log.h unix_audit_test.c
+	unix_profiles_test.c)
 FIXES=(unix_fixes_test.c)
 VM=(vmtest.sh build_kernel.sh config.vm)
 BENCH=(af_unix_send_perf.c send_workload.c send_workload.h perf_env.c
