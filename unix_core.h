@@ -54,6 +54,7 @@ enum step {
 	STEP_HANDOFF,		/* fork(), sendmsg(SCM_RIGHTS), or replace */
 	STEP_CONFINE_USER,	/* the user's change_profile */
 	STEP_RECV_FD,		/* recvmsg(SCM_RIGHTS) under the new label */
+	STEP_EXEC,		/* exec into the new label, inheriting it */
 	STEP_OP,		/* the one operation under the new label */
 	STEP_RETRY,		/* the same operation again */
 	STEP_CHECK,		/* the other end received what was written */
@@ -70,7 +71,8 @@ enum fault {
 	FAULT_SOCK_TYPE,	/* SO_TYPE is not the type created */
 	FAULT_ADDR,		/* the bound address is not what it should be */
 	FAULT_LABEL,		/* the label is not the profile expected */
-	FAULT_NOT_INSTALLED,	/* SCM_RIGHTS: no descriptor, MSG_CTRUNC */
+	/* SCM_RIGHTS: no descriptor (MSG_CTRUNC); exec: not the socket */
+	FAULT_NOT_INSTALLED,
 	FAULT_TIMEOUT,		/* nothing to read within the I/O timeout */
 	/* The retry was decided otherwise (@detail: its errno, or 0). */
 	FAULT_RETRY,

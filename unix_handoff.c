@@ -12,13 +12,17 @@
 
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -55,6 +59,7 @@ const char *handoff_how_name(enum handoff_how how)
 		[HANDOFF_CHANGE] = "change_profile",
 		[HANDOFF_FORK] = "fork",
 		[HANDOFF_PASS] = "SCM_RIGHTS",
+		[HANDOFF_EXEC] = "exec",
 		[HANDOFF_REPLACE] = "profile replacement",
 	};
 
@@ -501,6 +506,81 @@ static void pass_user(struct run *r, int chan)
 		r->out->step = STEP_DONE;
 }
 
+#define EXEC_ARG "--handoff-exec"
+
+/*
+ * HANDOFF_EXEC: a child execs this program into the user's profile
+ * (change_onexec), holding end 0; the exec'd image uses it and writes
+ * its outcome to a pipe, since the shared memory does not survive exec.
+ */
+static int exec_user(struct run *r, struct run *user, int sv[2])
+{
+	char self[PATH_MAX], args[4][16];
+	int res[2];
+	ssize_t n;
+	pid_t pid;
+
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (failed(r->out, STEP_HANDOFF, n) ||
+	    failed(r->out, STEP_HANDOFF, pipe2(res, O_CLOEXEC)))
+		return -1;
+	self[n] = '\0';
+	r->out->step = STEP_HANDOFF;
+	pid = fork();
+	if (failed(r->out, STEP_HANDOFF, pid))
+		return -1;
+	if (!pid) {
+		close(sv[1]);
+		close(res[0]);
+		snprintf(args[0], sizeof(args[0]), "%d", r->h->op);
+		snprintf(args[1], sizeof(args[1]), "%d", r->h->type);
+		snprintf(args[2], sizeof(args[2]), "%d", sv[0]);
+		snprintf(args[3], sizeof(args[3]), "%d", res[1]);
+		at(user->out, STEP_CONFINE_USER);
+		user->out->err = -aa_confine_onexec(r->h->user);
+		if (user->out->err ||
+		    failed(user->out, STEP_EXEC, fcntl(res[1], F_SETFD, 0)))
+			_exit(0);
+		at(user->out, STEP_EXEC);
+		execl(self, self, EXEC_ARG, args[0], args[1], args[2], args[3],
+		      r->h->user, (char *)NULL);
+		failed(user->out, STEP_EXEC, -1);
+		_exit(0);
+	}
+	close(sv[0]);
+	close(res[1]);
+	/* Nothing comes back from an image that never ran. */
+	n = read(res[0], user->out, sizeof(*user->out));
+	close(res[0]);
+	reap(user->out, pid);
+	return user->out->step == STEP_DONE && !user->out->fault ? 0 : -1;
+}
+
+int handoff_exec_main(int argc, char **argv)
+{
+	struct outcome out = { .step = STEP_EXEC };
+	struct handoff h = { .how = HANDOFF_EXEC };
+	struct run r = { .h = &h, .out = &out };
+	struct stat st;
+	int fd, res;
+
+	if (argc != 7 || strcmp(argv[1], EXEC_ARG))
+		return -1;
+	h.op = atoi(argv[2]);
+	h.type = atoi(argv[3]);
+	fd = atoi(argv[4]);
+	res = atoi(argv[5]);
+	h.user = argv[6];
+	/* A descriptor the new label may not have is revoked at exec. */
+	if (!wrong(&out, STEP_CONFINE_USER, !aa_check_label(h.user, false),
+		   FAULT_LABEL) &&
+	    !wrong(&out, STEP_EXEC, !fstat(fd, &st) && S_ISSOCK(st.st_mode),
+		   FAULT_NOT_INSTALLED) &&
+	    !use(&r, fd))
+		out.step = STEP_DONE;
+	return write(res, &out, sizeof(out)) == sizeof(out) ? 0 : 1;
+}
+
 /* Where the user's end goes after seeding; the creator keeps end 1. */
 static int hand_off(struct run *r, struct run *user, int sv[2], int chan)
 {
@@ -530,6 +610,8 @@ static int hand_off(struct run *r, struct run *user, int sv[2], int chan)
 		close(sv[0]);
 		reap(user->out, pid);
 		return user->out->step == STEP_DONE && !user->out->fault ? 0 : -1;
+	case HANDOFF_EXEC:
+		return exec_user(r, user, sv);
 	case HANDOFF_REPLACE:
 		/* The pair is in use before the profile is replaced. */
 		if (r->h->op != HOP_CONNECT &&

@@ -18,6 +18,8 @@ enum handoff_how {
 	HANDOFF_CHANGE,	/* its creator changes profile, then uses it */
 	HANDOFF_FORK,	/* split by fork(): the child changes profile */
 	HANDOFF_PASS,	/* sent with SCM_RIGHTS to a process under the other */
+	/* Split by fork(): the child execs this program into the other. */
+	HANDOFF_EXEC,
 	HANDOFF_REPLACE, /* in use when its creator's profile is replaced */
 	HANDOFF_COUNT,
 };
@@ -87,6 +89,13 @@ const char *handoff_how_name(enum handoff_how how);
 const char *handoff_op_name(enum handoff_op op);
 const char *handoff_shape_name(enum handoff_shape shape);
 bool handoff_shape_listens(enum handoff_shape shape);
+
+/*
+ * HANDOFF_EXEC's exec'd image: a program that runs HANDOFF_EXEC calls it
+ * first in main().  There it uses the inherited end and returns the exit
+ * status; elsewhere it returns -1.
+ */
+int handoff_exec_main(int argc, char **argv);
 
 /* 0 if this build and kernel can run the io_uring ops, else -errno. */
 int handoff_uring_probe(void);
