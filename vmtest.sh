@@ -629,8 +629,9 @@ main()
 	if [[ -n $OUTDIR && $rc -ne 124 && $rc -ne 125 ]]; then
 		copy_output || rc=$?
 	fi
-	if [[ $rc -eq 0 ]]; then
-		check_splat || rc=$?
+	# A failed run shows its splat too: often the reason it failed.
+	if [[ $rc -ne 124 && $rc -ne 125 ]]; then
+		check_splat || rc=1
 	fi
 	exit "$rc"
 }
