@@ -198,6 +198,57 @@ socklen_t unix_addr(struct sockaddr_un *addr, const char *name, bool abstract)
 	return offsetof(struct sockaddr_un, sun_path) + strlen(name) + 1;
 }
 
+int send_fd(struct outcome *out, int chan, int fd)
+{
+	char data = 'f', cbuf[CMSG_SPACE(sizeof(int))] = { };
+	struct iovec iov = { .iov_base = &data, .iov_len = 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = cbuf,
+		.msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	return failed(out, STEP_HANDOFF, sendmsg(chan, &msg, 0)) ? -1 : 0;
+}
+
+/* The descriptor the creator passed, or -1 with the reason recorded. */
+
+int recv_fd(struct outcome *out, int chan)
+{
+	char data, cbuf[CMSG_SPACE(sizeof(int))] = { };
+	struct iovec iov = { .iov_base = &data, .iov_len = 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = cbuf,
+		.msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cm;
+	ssize_t n;
+	int fd;
+
+	at(out, STEP_RECV_FD);
+	if (!readable(out, STEP_RECV_FD, chan, -1))
+		return -1;
+	n = recvmsg(chan, &msg, MSG_CMSG_CLOEXEC);
+	if (failed(out, STEP_RECV_FD, n) ||
+	    wrong(out, STEP_RECV_FD, n == 1, FAULT_PEER_STOPPED))
+		return -1;
+	/* A descriptor the receiver may not have is dropped, not refused. */
+	cm = CMSG_FIRSTHDR(&msg);
+	if (wrong(out, STEP_RECV_FD, cm && cm->cmsg_type == SCM_RIGHTS &&
+		  cm->cmsg_len == CMSG_LEN(sizeof(int)), FAULT_NOT_INSTALLED))
+		return -1;
+	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+	return fd;
+}
+
 void *shared_alloc(size_t len)
 {
 	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,

@@ -126,6 +126,14 @@ int confine(struct outcome *out, enum step where, const char *profile,
  */
 socklen_t unix_addr(struct sockaddr_un *addr, const char *name, bool abstract);
 
+/* Sends @fd on @chan with SCM_RIGHTS; 0, or -1 recorded at STEP_HANDOFF. */
+int send_fd(struct outcome *out, int chan, int fd);
+/*
+ * The descriptor received on @chan, or -1 recorded at STEP_RECV_FD: one
+ * the receiver may not have is dropped (FAULT_NOT_INSTALLED), not refused.
+ */
+int recv_fd(struct outcome *out, int chan);
+
 /* @len bytes of zeroed memory shared with the children forked later. */
 void *shared_alloc(size_t len);
 void shared_free(void *p, size_t len);

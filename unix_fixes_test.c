@@ -186,25 +186,6 @@ static int write_msg(struct outcome *out, int fd)
 	return wrong(out, STEP_OP, n == MSG_LEN, FAULT_SHORT) ? -1 : 0;
 }
 
-static int send_fd(struct outcome *out, int chan, int fd)
-{
-	char data = 'f', cbuf[CMSG_SPACE(sizeof(int))] = { };
-	struct iovec iov = { .iov_base = &data, .iov_len = 1 };
-	struct msghdr msg = {
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = cbuf,
-		.msg_controllen = sizeof(cbuf),
-	};
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
-
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	return failed(out, STEP_HANDOFF, sendmsg(chan, &msg, 0)) ? -1 : 0;
-}
-
 static void creator_main(void *arg)
 {
 	struct repro *r = arg;
@@ -242,32 +223,6 @@ static void creator_main(void *arg)
 		return;
 	}
 	at(out, STEP_DONE);
-}
-
-/* The descriptor received on @chan, or -1 with the reason recorded. */
-static int recv_fd(struct outcome *out, int chan)
-{
-	char data, cbuf[CMSG_SPACE(sizeof(int))] = { };
-	struct iovec iov = { .iov_base = &data, .iov_len = 1 };
-	struct msghdr msg = {
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = cbuf,
-		.msg_controllen = sizeof(cbuf),
-	};
-	struct cmsghdr *cm;
-	int fd;
-
-	at(out, STEP_RECV_FD);
-	if (!readable(out, STEP_RECV_FD, chan, -1) ||
-	    failed(out, STEP_RECV_FD, recvmsg(chan, &msg, MSG_CMSG_CLOEXEC)))
-		return -1;
-	cm = CMSG_FIRSTHDR(&msg);
-	if (wrong(out, STEP_RECV_FD, cm && cm->cmsg_type == SCM_RIGHTS,
-		  FAULT_NOT_INSTALLED))
-		return -1;
-	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
-	return fd;
 }
 
 /* WAY_SCM_RIGHTS: the user receives end 0 and writes on it. */

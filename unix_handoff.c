@@ -351,56 +351,6 @@ static int replace_for(const struct handoff *h, int chan)
 	return ret;
 }
 
-static int send_fd(struct run *r, int chan, int fd)
-{
-	char data = 'f', cbuf[CMSG_SPACE(sizeof(int))] = { };
-	struct iovec iov = { .iov_base = &data, .iov_len = 1 };
-	struct msghdr msg = {
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = cbuf,
-		.msg_controllen = sizeof(cbuf),
-	};
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
-
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	return failed(r->out, STEP_HANDOFF, sendmsg(chan, &msg, 0)) ? -1 : 0;
-}
-
-/* The descriptor the creator passed, or -1 with the reason recorded. */
-static int recv_fd(struct run *r, int chan)
-{
-	char data, cbuf[CMSG_SPACE(sizeof(int))] = { };
-	struct iovec iov = { .iov_base = &data, .iov_len = 1 };
-	struct msghdr msg = {
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = cbuf,
-		.msg_controllen = sizeof(cbuf),
-	};
-	struct cmsghdr *cm;
-	ssize_t n;
-	int fd;
-
-	r->out->step = STEP_RECV_FD;
-	if (!readable(r->out, STEP_RECV_FD, chan, -1))
-		return -1;
-	n = recvmsg(chan, &msg, MSG_CMSG_CLOEXEC);
-	if (failed(r->out, STEP_RECV_FD, n) ||
-	    wrong(r->out, STEP_RECV_FD, n == 1, FAULT_PEER_STOPPED))
-		return -1;
-	/* A descriptor the receiver may not have is dropped, not refused. */
-	cm = CMSG_FIRSTHDR(&msg);
-	if (wrong(r->out, STEP_RECV_FD, cm && cm->cmsg_type == SCM_RIGHTS &&
-		  cm->cmsg_len == CMSG_LEN(sizeof(int)), FAULT_NOT_INSTALLED))
-		return -1;
-	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
-	return fd;
-}
-
 /*
  * A connected pair whose end 1 is bound to a path, and end 0 too for
  * HSHAPE_BOUND.  Otherwise a dgram end 0 autobinds (an abstract name), so
@@ -499,7 +449,7 @@ static void pass_user(struct run *r, int chan)
 
 	if (confine(r->out, STEP_CONFINE_USER, r->h->user, false, false))
 		return;
-	fd = recv_fd(r, chan);
+	fd = recv_fd(r->out, chan);
 	if (fd < 0)
 		return;
 	if (!use(r, fd))
@@ -623,7 +573,7 @@ static int hand_off(struct run *r, struct run *user, int sv[2], int chan)
 		user->out->step = STEP_DONE;
 		return 0;
 	default:
-		if (send_fd(r, chan, sv[0]))
+		if (send_fd(r->out, chan, sv[0]))
 			return -1;
 		close(sv[0]);
 		return 0;
