@@ -90,6 +90,7 @@ struct repro {
 	const char *profile[PROC_COUNT];
 	char name[NAME_MAX_LEN];	/* end 1's abstract name */
 	char self[PATH_MAX];		/* this program, for WAY_EXEC */
+	char path[PATH_MAX];		/* e2938ad00b21: the socket's path */
 	int ready[2];		/* the keeper says end 1 is bound */
 	int release[2];		/* 'q': the keeper may close end 1 */
 	int chan[2];		/* WAY_SCM_RIGHTS: unconfined, not checked */
@@ -380,7 +381,7 @@ static void o_path_sender(void *arg)
 	struct repro *r = arg;
 	struct outcome *out = &r->out[CREATOR];
 	struct sockaddr_un addr;
-	socklen_t len = unix_addr(&addr, r->self, false);
+	socklen_t len = unix_addr(&addr, r->path, false);
 	int sock, fd;
 
 	close(r->chan[1]);
@@ -390,7 +391,7 @@ static void o_path_sender(void *arg)
 	if (failed(out, STEP_CREATE, sock) ||
 	    failed(out, STEP_BIND, bind(sock, (struct sockaddr *)&addr, len)))
 		return;
-	fd = open(r->self, O_PATH | O_CLOEXEC);
+	fd = open(r->path, O_PATH | O_CLOEXEC);
 	if (failed(out, STEP_CREATE, fd) || send_fd(out, r->chan[0], fd))
 		return;
 	at(out, STEP_DONE);
@@ -422,7 +423,7 @@ static void check_o_path(struct ctx *c)
 	}
 	c->subs++;
 	run_name(name, sizeof(name), "o_path");
-	snprintf(r->self, sizeof(r->self), "%s/%s", aa_policy_dir(policy),
+	snprintf(r->path, sizeof(r->path), "%s/%s", aa_policy_dir(policy),
 		 name);
 	r->out = shared_alloc(PROC_COUNT * sizeof(*r->out));
 	ASSERT_NE(NULL, r->out);
@@ -445,7 +446,7 @@ static void check_o_path(struct ctx *c)
 			       ": the kernel lacks e2938ad00b21" : "");
 		}
 	}
-	unlink(r->self);
+	unlink(r->path);
 	shared_free(r->out, PROC_COUNT * sizeof(*r->out));
 	free(r);
 }
