@@ -452,11 +452,12 @@ static void check_o_path(struct ctx *c)
 }
 
 /*
- * 9f79b1cee91b: a lock asks for no peer permission, and aa_file_perm()'s
- * fast path for unix sockets was taken when the socket needed
- * revalidation instead of when it did not: a task that changed to a
- * profile without unix rules could still lock a socket made before.
- * LOCK_EX asks for the lock alone (LOCK_SH also asks for write).
+ * 9f79b1cee91b: aa_file_perm()'s fast path for unix sockets was taken
+ * when the socket needed revalidation instead of when it did not.  A
+ * request the file already allowed once (a lock taken under the
+ * creator's profile) was then granted again after a change to a profile
+ * without unix rules, unchecked.  LOCK_EX asks for the lock alone
+ * (LOCK_SH also asks for write).
  */
 static void check_lock(struct ctx *c)
 {
@@ -487,6 +488,8 @@ static void check_lock(struct ctx *c)
 		if (confine(out, STEP_CONFINE, label[0], false, false) ||
 		    failed(out, STEP_CREATE,
 			   socketpair(AF_UNIX, SOCK_STREAM, 0, sv)) ||
+		    failed(out, STEP_BEFORE, flock(sv[0], LOCK_EX)) ||
+		    failed(out, STEP_BEFORE, flock(sv[0], LOCK_UN)) ||
 		    confine(out, STEP_CONFINE_USER, label[1], false, false))
 			_exit(0);
 		if (!failed(out, STEP_OP, flock(sv[0], LOCK_EX)))

@@ -597,6 +597,10 @@ static void creator(struct run *r, struct run *user, int chan)
 	    (send_msg(r, STEP_SEED, sv[1], HOP_SENDMSG) ||
 	     send_msg(r, STEP_SEED, sv[1], HOP_SENDMSG)))
 		return;
+	if (r->h->warm && r->h->op == HOP_WRITE &&
+	    r->h->how != HANDOFF_REPLACE &&
+	    (use_at(r, STEP_BEFORE, sv[0]) || check_at(r, STEP_BEFORE, sv[1])))
+		return;
 	if (hand_off(r, user, sv, chan))
 		return;
 	/* SCM_RIGHTS: the user says when it has used its end, or stops. */

@@ -72,6 +72,13 @@ struct handoff {
 	int (*replace)(void *arg);
 	void *arg;
 	/*
+	 * HOP_WRITE: the creator writes on end 0 first, so that the file
+	 * allows write and only the socket's cache of labels decides
+	 * whether the user's write is revalidated (aa_file_perm()'s fast
+	 * path).
+	 */
+	bool warm;
+	/*
 	 * HANDOFF_REPLACE: the task reads the go-ahead with read(), which
 	 * has AppArmor refresh its label first; else with recv(), which
 	 * does not, so the op is the first thing mediated after it.

@@ -291,6 +291,8 @@ static void handoff_sub(struct ctx *c, const struct handoff_row *hc)
 		.shape = hc->shape,
 		.type = v->type,
 		.path = { path[0], path[1] },
+		/* A creator that may write uses the end first. */
+		.warm = hc->creator_confined && hc->creator == LACK_NONE,
 	};
 	struct outcome want, got;
 	enum handoff_shape shape = hc->shape;
