@@ -541,7 +541,7 @@ check_splat()
 	return 1
 }
 
-# shellcheck disable=SC2317 # called from the EXIT trap
+# shellcheck disable=SC2317,SC2329 # called from the EXIT trap
 cleanup()
 {
 	[[ -n ${QEMU_PID:-} ]] && stop_qemu
