@@ -18,6 +18,10 @@ readonly ROOTFS_SUITE=sid
 readonly ROOTFS_PKGS="apparmor,libapparmor1,liburing2"
 readonly BOOT_MARKER="vmtest: init started"
 readonly KVM_BOOT_TIMEOUT=30
+# What qemu prints when KVM stops a guest it cannot run (and keeps qemu
+# alive, paused): Debian's kernels die so at their first BMI2 instruction
+# on some hosts.
+readonly KVM_ERRORS='KVM internal error|KVM: entry failed|kvm run failed'
 # Marks a copy of this directory that vmtest.sh made in a kernel tree.
 readonly COPY_MARK=.vmtest-copy
 
@@ -82,8 +86,8 @@ timed out, 125 if it could not be built or booted (git bisect run: skip).
   --timeout S   give up on the guest after S seconds (default: $TIMEOUT)
   -h            this help
 
-KVM is used when /dev/kvm works (the guest must boot within ${KVM_BOOT_TIMEOUT}s), else
-TCG; VMTEST_ACCEL=kvm or tcg forces one.
+KVM is used when /dev/kvm works (the guest must boot within ${KVM_BOOT_TIMEOUT}s and
+not stop KVM), else TCG; VMTEST_ACCEL=kvm or tcg forces one.
 EOF
 	exit "${1:-0}"
 }
@@ -441,16 +445,24 @@ stop_qemu()
 	wait "$QEMU_PID" 2>/dev/null || true
 }
 
-# Wait until the guest printed the boot marker or $1 seconds passed.
+# Wait until the guest printed the boot marker (0), or until qemu died,
+# KVM stopped the guest or $1 seconds passed (1, the reason in $BOOT_FAIL):
+# a KVM that cannot run the guest is known in seconds.
 wait_boot()
 {
 	local end=$((SECONDS + $1))
 
 	while ((SECONDS < end)); do
 		grep -qa "$BOOT_MARKER" "$RUN/console.log" && return 0
-		kill -0 "$QEMU_PID" 2>/dev/null || return 1
+		BOOT_FAIL=$(grep -m 1 -E "$KVM_ERRORS" "$RUN/qemu.log") &&
+			return 1
+		kill -0 "$QEMU_PID" 2>/dev/null || {
+			BOOT_FAIL="qemu exited: $(head -n 1 "$RUN/qemu.log")"
+			return 1
+		}
 		sleep 0.5
 	done
+	BOOT_FAIL="no boot within $1s"
 	return 1
 }
 
@@ -474,9 +486,9 @@ run_guest()
 		accel=kvm
 		start_qemu kvm
 		if ! wait_boot "$KVM_BOOT_TIMEOUT" && [[ $ACCEL == auto ]]; then
-			log "no boot with KVM within ${KVM_BOOT_TIMEOUT}s, using TCG"
-			[[ -s $RUN/qemu.log ]] && cat "$RUN/qemu.log" >&2
+			log "KVM: $BOOT_FAIL; using TCG"
 			stop_qemu
+			mv "$RUN/qemu.log" "$RUN/qemu-kvm.log"
 			accel=tcg
 		fi
 	fi
@@ -493,6 +505,14 @@ run_guest()
 		tails+=($!)
 	fi
 	while kill -0 "$QEMU_PID" 2>/dev/null; do
+		# A guest KVM stopped never resumes (VMTEST_ACCEL=kvm).
+		if grep -qE "$KVM_ERRORS" "$RUN/qemu.log"; then
+			stop_qemu
+			wait "${tails[@]}" || true
+			log "FAIL: KVM stopped the guest"
+			console_tail
+			return 125
+		fi
 		if [[ $SHELL_AFTER -eq 0 ]] && ((SECONDS >= end)); then
 			stop_qemu
 			wait "${tails[@]}" || true
