@@ -87,7 +87,8 @@ timed out, 125 if it could not be built or booted (git bisect run: skip).
   -h            this help
 
 KVM is used when /dev/kvm works (the guest must boot within ${KVM_BOOT_TIMEOUT}s and
-not stop KVM), else TCG; VMTEST_ACCEL=kvm or tcg forces one.
+not stop KVM), else TCG; VMTEST_ACCEL=kvm or tcg forces one.  What apt,
+dpkg and debootstrap print goes to the run's setup.log.
 EOF
 	exit "${1:-0}"
 }
@@ -106,6 +107,20 @@ die()
 need_root()
 {
 	[[ $EUID -eq 0 ]] || die "$1 needs root (debootstrap and chroot)"
+}
+
+# quiet CMD...: run CMD with its output in the run's setup.log, so that
+# package installation does not push the suite's output off the screen;
+# the log's end is shown if CMD fails.
+quiet()
+{
+	local rc=0
+
+	"$@" >>"$RUN/setup.log" 2>&1 || rc=$?
+	[[ $rc -eq 0 ]] && return 0
+	log "'$1' failed (exit status $rc); end of $RUN/setup.log:"
+	tail -n 20 "$RUN/setup.log" >&2
+	return "$rc"
 }
 
 # Install missing host tools on Debian-like hosts, else name them.
@@ -129,9 +144,10 @@ host_deps()
 		die "please install: ${missing[*]}"
 	fi
 	log "installing ${missing[*]}"
-	apt-get update -qq >&2
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-		--no-install-recommends "${missing[@]}" >&2
+	quiet apt-get update -q || die "apt-get update failed"
+	quiet env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+		--no-install-recommends "${missing[@]}" ||
+		die "installing ${missing[*]} failed"
 }
 
 # apt inside the rootfs chroot, with a package index per Debian suite so
@@ -165,7 +181,8 @@ apt_index()
 		die "no '$ROOTFS_SUITE' line in $ROOTFS/etc/apt/sources.list"
 	mkdir -p "$lists/partial" "$ROOTFS/etc/apt/vmtest-empty.d"
 	log "updating the Debian $suite package index"
-	chroot_apt apt-get "$suite" update >&2
+	quiet chroot_apt apt-get "$suite" update ||
+		die "updating the Debian $suite package index failed"
 }
 
 # Print the package that the (meta) package $2 of suite $1 depends on
@@ -182,7 +199,9 @@ apt_download()
 
 	shift
 	rm -rf "$dir" && mkdir -p "$dir"
-	APT_CWD=/var/cache/vmtest chroot_apt apt-get "$suite" download "$@" >&2
+	log "downloading $* ($suite)"
+	APT_CWD=/var/cache/vmtest quiet chroot_apt apt-get "$suite" download "$@" ||
+		die "downloading $* failed"
 }
 
 # Debian unstable minbase plus AppArmor userspace, as a chroot (used for
@@ -199,8 +218,8 @@ ensure_rootfs()
 		tmp="$ROOTFS.tmp.$$"
 		rm -rf "$ROOTFS".tmp.*
 		log "debootstrap $ROOTFS_SUITE into $ROOTFS (once)"
-		nice debootstrap --variant=minbase --include="$ROOTFS_PKGS" \
-			"$ROOTFS_SUITE" "$tmp" >&2 ||
+		quiet nice debootstrap --variant=minbase \
+			--include="$ROOTFS_PKGS" "$ROOTFS_SUITE" "$tmp" ||
 			die "debootstrap failed, see $tmp/debootstrap/debootstrap.log"
 		mv "$tmp" "$ROOTFS"
 		rm -f "$ROOTFS_CPIO"
@@ -608,7 +627,6 @@ main()
 
 	parse_args "$@"
 	[[ -z $KERNEL || -f $KERNEL ]] || die "no such kernel: $KERNEL"
-	host_deps
 	mkdir -p "$CACHE/runs" "${OUTDIR:-$CACHE}"
 	# Runs older than a week only hold logs by now.
 	find "$CACHE/runs" -mindepth 1 -maxdepth 1 -mtime +7 \
@@ -616,6 +634,8 @@ main()
 	RUN=$(mktemp -d "$CACHE/runs/$(date +%Y%m%d-%H%M%S)-XXXX")
 	trap cleanup EXIT
 	trap 'exit 130' INT TERM
+	# After RUN: the apt output goes to its setup.log.
+	host_deps
 	if [[ $SHELL_AFTER -eq 1 ]]; then exec 8<&0; else exec 8</dev/null; fi
 	# One run at a time fills the cache and builds in a shared tree.
 	exec 9>"$CACHE/lock"
