@@ -88,7 +88,7 @@ timed out, 125 if it could not be built or booted (git bisect run: skip).
 
 KVM is used when /dev/kvm works (the guest must boot within ${KVM_BOOT_TIMEOUT}s and
 not stop KVM), else TCG; VMTEST_ACCEL=kvm or tcg forces one.  What apt,
-dpkg and debootstrap print goes to the run's setup.log.
+dpkg, debootstrap and make print on stdout goes to the run's setup.log.
 EOF
 	exit "${1:-0}"
 }
@@ -307,7 +307,7 @@ ensure_ksrc()
 		die "$KSRC is not a kernel source tree"
 	if [[ ! -f $KSRC/usr/include/linux/un.h ]]; then
 		log "make headers in $KSRC"
-		nice make -s -C "$KSRC" -j"$(nproc)" headers >&2
+		nice make -s -C "$KSRC" -j"$(nproc)" headers >>"$RUN/setup.log"
 	fi
 }
 
@@ -337,11 +337,12 @@ build_suite()
 	read -r -a margs <<<"$MAKE_ARGS"
 	log "building the apparmor selftests in $KSRC"
 	# Static: the binaries do not depend on the guest's library versions
-	# (-M LDFLAGS= links them against the guest's instead).
+	# (-M LDFLAGS= links them against the guest's instead).  Progress
+	# lines go to setup.log, diagnostics (stderr) to the terminal.
 	nice make -s -C "$st" -j"$(nproc)" TARGETS=apparmor O="$RUN/build" \
 		KHDR_INCLUDES="-isystem $KSRC/usr/include" LDFLAGS=-static \
-		INSTALL_PATH="$RUN/overlay/kselftest" "${margs[@]}" install >&2 ||
-		die "building the selftests failed"
+		INSTALL_PATH="$RUN/overlay/kselftest" "${margs[@]}" install \
+		>>"$RUN/setup.log" || die "building the selftests failed"
 }
 
 # A kselftest tarball (make kselftest-gen_tar) instead of a build: the
