@@ -13,10 +13,10 @@
 #
 # lava-dispatcher, lava-common and (for its device-type templates)
 # lava-server come from Debian unstable through vmtest.sh's apt index in
-# its root filesystem and are unpacked under $VMTEST_CACHE/lava, once.  The
-# Python modules they depend on are installed with the host's apt, for its
-# Debian python3 (/usr/bin/python3, not a python3 earlier in PATH): some
-# are compiled per Python version, and apt brings their own dependencies.
+# its root filesystem and are unpacked under $VMTEST_CACHE/lava, once.
+# What they depend on is installed with the host's apt, the Python modules
+# for its Debian python3 (/usr/bin/python3, not a python3 earlier in
+# PATH): some are compiled per Python version.
 
 set -uo pipefail
 
@@ -52,26 +52,31 @@ sid_apt()
 		-o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache= "$@"
 }
 
-# Install python3 and the python3-* packages lava-dispatcher and
-# lava-common depend on, as the host's archive builds them; the apt output
-# goes to $OUT/apt.log.
-py_deps()
+# What lava-dispatcher and lava-common depend on, installed with the
+# host's apt: python3 and the python3-* packages as its archive builds them
+# for that python3 (apt adds their own dependencies), and the tools
+# lava-run calls (ip from iproute2, ...).  Not lava-common, unpacked here,
+# nor systemd-sysv, a LAVA worker's init; and only what the host's archive
+# has (Debian 12 has no bmaptool).  The apt output goes to $OUT/apt.log.
+deps()
 {
-	local pkgs=()
+	local p want=() pkgs=(python3)
 
-	mapfile -t pkgs < <(sid_apt apt-cache depends lava-dispatcher \
-		lava-common | awk '$1 ~ /Depends:$/ && $2 ~ /^python3-/ { print $2 }' |
-		sort -u)
+	mapfile -t want < <(sid_apt apt-cache depends lava-dispatcher \
+		lava-common | awk '$1 ~ /Depends:$/ &&
+			$2 !~ /^(<|lava-|systemd-sysv$)/ { print $2 }' | sort -u)
 	rmdir "$ROOTFS/var/cache/lava-ci" 2>/dev/null
-	[[ ${#pkgs[@]} -gt 0 ]] || return 1
-	set -- python3 "${pkgs[@]}"
-	echo "# installing on the host: $*"
+	[[ ${#want[@]} -gt 0 ]] || return 1
 	export DEBIAN_FRONTEND=noninteractive
-	{
-		apt-get install -y -q --no-install-recommends "$@" ||
-			{ apt-get update -q &&
-				apt-get install -y -q --no-install-recommends "$@"; }
-	} >"$OUT/apt.log" 2>&1 ||
+	apt-cache show python3 >/dev/null 2>&1 ||
+		apt-get update -q >"$OUT/apt.log" 2>&1
+	for p in "${want[@]}"; do
+		apt-cache show --no-all-versions "$p" >/dev/null 2>&1 &&
+			pkgs+=("$p")
+	done
+	echo "# installing on the host: ${pkgs[*]}"
+	apt-get install -y -q --no-install-recommends "${pkgs[@]}" \
+		>>"$OUT/apt.log" 2>&1 ||
 		{ tail -n 20 "$OUT/apt.log" >&2; return 1; }
 }
 
@@ -114,7 +119,7 @@ ramdisk()
 
 rm -rf "$OUT" && mkdir -p "$OUT/tmp" "$OUT/job"
 fetch || { echo "fetching lava-dispatcher failed" >&2; exit 1; }
-py_deps || { echo "installing lava-dispatcher's Python modules failed" >&2; exit 1; }
+deps || { echo "installing lava-dispatcher's dependencies failed" >&2; exit 1; }
 ramdisk || { echo "making the ramdisk failed" >&2; exit 1; }
 export PYTHONPATH=$LAVA/root/usr/lib/python3/dist-packages LAVA_TMP=$OUT/tmp
 sed -e "s|@KERNEL@|$KERNEL|" -e "s|@RAMDISK@|$OUT/ramdisk.cpio|" \
