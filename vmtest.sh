@@ -18,6 +18,10 @@ readonly ROOTFS_SUITE=sid
 readonly ROOTFS_PKGS="apparmor,libapparmor1,liburing2"
 readonly BOOT_MARKER="vmtest: init started"
 readonly KVM_BOOT_TIMEOUT=30
+# What qemu prints when KVM stops a guest it cannot run (and keeps qemu
+# alive, paused): Debian's kernels die so at their first BMI2 instruction
+# on some hosts.
+readonly KVM_ERRORS='KVM internal error|KVM: entry failed|kvm run failed'
 # Marks a copy of this directory that vmtest.sh made in a kernel tree.
 readonly COPY_MARK=.vmtest-copy
 
@@ -82,8 +86,9 @@ timed out, 125 if it could not be built or booted (git bisect run: skip).
   --timeout S   give up on the guest after S seconds (default: $TIMEOUT)
   -h            this help
 
-KVM is used when /dev/kvm works (the guest must boot within ${KVM_BOOT_TIMEOUT}s), else
-TCG; VMTEST_ACCEL=kvm or tcg forces one.
+KVM is used when /dev/kvm works (the guest must boot within ${KVM_BOOT_TIMEOUT}s and
+not stop KVM), else TCG; VMTEST_ACCEL=kvm or tcg forces one.  What apt,
+dpkg, debootstrap and make print on stdout goes to the run's setup.log.
 EOF
 	exit "${1:-0}"
 }
@@ -102,6 +107,20 @@ die()
 need_root()
 {
 	[[ $EUID -eq 0 ]] || die "$1 needs root (debootstrap and chroot)"
+}
+
+# quiet CMD...: run CMD with its output in the run's setup.log, so that
+# package installation does not push the suite's output off the screen;
+# the log's end is shown if CMD fails.
+quiet()
+{
+	local rc=0
+
+	"$@" >>"$RUN/setup.log" 2>&1 || rc=$?
+	[[ $rc -eq 0 ]] && return 0
+	log "'$1' failed (exit status $rc); end of $RUN/setup.log:"
+	tail -n 20 "$RUN/setup.log" >&2
+	return "$rc"
 }
 
 # Install missing host tools on Debian-like hosts, else name them.
@@ -125,9 +144,10 @@ host_deps()
 		die "please install: ${missing[*]}"
 	fi
 	log "installing ${missing[*]}"
-	apt-get update -qq >&2
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-		--no-install-recommends "${missing[@]}" >&2
+	quiet apt-get update -q || die "apt-get update failed"
+	quiet env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+		--no-install-recommends "${missing[@]}" ||
+		die "installing ${missing[*]} failed"
 }
 
 # apt inside the rootfs chroot, with a package index per Debian suite so
@@ -161,7 +181,8 @@ apt_index()
 		die "no '$ROOTFS_SUITE' line in $ROOTFS/etc/apt/sources.list"
 	mkdir -p "$lists/partial" "$ROOTFS/etc/apt/vmtest-empty.d"
 	log "updating the Debian $suite package index"
-	chroot_apt apt-get "$suite" update >&2
+	quiet chroot_apt apt-get "$suite" update ||
+		die "updating the Debian $suite package index failed"
 }
 
 # Print the package that the (meta) package $2 of suite $1 depends on
@@ -178,7 +199,9 @@ apt_download()
 
 	shift
 	rm -rf "$dir" && mkdir -p "$dir"
-	APT_CWD=/var/cache/vmtest chroot_apt apt-get "$suite" download "$@" >&2
+	log "downloading $* ($suite)"
+	APT_CWD=/var/cache/vmtest quiet chroot_apt apt-get "$suite" download "$@" ||
+		die "downloading $* failed"
 }
 
 # Debian unstable minbase plus AppArmor userspace, as a chroot (used for
@@ -195,8 +218,8 @@ ensure_rootfs()
 		tmp="$ROOTFS.tmp.$$"
 		rm -rf "$ROOTFS".tmp.*
 		log "debootstrap $ROOTFS_SUITE into $ROOTFS (once)"
-		nice debootstrap --variant=minbase --include="$ROOTFS_PKGS" \
-			"$ROOTFS_SUITE" "$tmp" >&2 ||
+		quiet nice debootstrap --variant=minbase \
+			--include="$ROOTFS_PKGS" "$ROOTFS_SUITE" "$tmp" ||
 			die "debootstrap failed, see $tmp/debootstrap/debootstrap.log"
 		mv "$tmp" "$ROOTFS"
 		rm -f "$ROOTFS_CPIO"
@@ -284,7 +307,7 @@ ensure_ksrc()
 		die "$KSRC is not a kernel source tree"
 	if [[ ! -f $KSRC/usr/include/linux/un.h ]]; then
 		log "make headers in $KSRC"
-		nice make -s -C "$KSRC" -j"$(nproc)" headers >&2
+		nice make -s -C "$KSRC" -j"$(nproc)" headers >>"$RUN/setup.log"
 	fi
 }
 
@@ -314,11 +337,12 @@ build_suite()
 	read -r -a margs <<<"$MAKE_ARGS"
 	log "building the apparmor selftests in $KSRC"
 	# Static: the binaries do not depend on the guest's library versions
-	# (-M LDFLAGS= links them against the guest's instead).
+	# (-M LDFLAGS= links them against the guest's instead).  Progress
+	# lines go to setup.log, diagnostics (stderr) to the terminal.
 	nice make -s -C "$st" -j"$(nproc)" TARGETS=apparmor O="$RUN/build" \
 		KHDR_INCLUDES="-isystem $KSRC/usr/include" LDFLAGS=-static \
-		INSTALL_PATH="$RUN/overlay/kselftest" "${margs[@]}" install >&2 ||
-		die "building the selftests failed"
+		INSTALL_PATH="$RUN/overlay/kselftest" "${margs[@]}" install \
+		>>"$RUN/setup.log" || die "building the selftests failed"
 }
 
 # A kselftest tarball (make kselftest-gen_tar) instead of a build: the
@@ -441,16 +465,24 @@ stop_qemu()
 	wait "$QEMU_PID" 2>/dev/null || true
 }
 
-# Wait until the guest printed the boot marker or $1 seconds passed.
+# Wait until the guest printed the boot marker (0), or until qemu died,
+# KVM stopped the guest or $1 seconds passed (1, the reason in $BOOT_FAIL):
+# a KVM that cannot run the guest is known in seconds.
 wait_boot()
 {
 	local end=$((SECONDS + $1))
 
 	while ((SECONDS < end)); do
 		grep -qa "$BOOT_MARKER" "$RUN/console.log" && return 0
-		kill -0 "$QEMU_PID" 2>/dev/null || return 1
+		BOOT_FAIL=$(grep -m 1 -E "$KVM_ERRORS" "$RUN/qemu.log") &&
+			return 1
+		kill -0 "$QEMU_PID" 2>/dev/null || {
+			BOOT_FAIL="qemu exited: $(head -n 1 "$RUN/qemu.log")"
+			return 1
+		}
 		sleep 0.5
 	done
+	BOOT_FAIL="no boot within $1s"
 	return 1
 }
 
@@ -474,9 +506,9 @@ run_guest()
 		accel=kvm
 		start_qemu kvm
 		if ! wait_boot "$KVM_BOOT_TIMEOUT" && [[ $ACCEL == auto ]]; then
-			log "no boot with KVM within ${KVM_BOOT_TIMEOUT}s, using TCG"
-			[[ -s $RUN/qemu.log ]] && cat "$RUN/qemu.log" >&2
+			log "KVM: $BOOT_FAIL; using TCG"
 			stop_qemu
+			mv "$RUN/qemu.log" "$RUN/qemu-kvm.log"
 			accel=tcg
 		fi
 	fi
@@ -493,6 +525,14 @@ run_guest()
 		tails+=($!)
 	fi
 	while kill -0 "$QEMU_PID" 2>/dev/null; do
+		# A guest KVM stopped never resumes (VMTEST_ACCEL=kvm).
+		if grep -qE "$KVM_ERRORS" "$RUN/qemu.log"; then
+			stop_qemu
+			wait "${tails[@]}" || true
+			log "FAIL: KVM stopped the guest"
+			console_tail
+			return 125
+		fi
 		if [[ $SHELL_AFTER -eq 0 ]] && ((SECONDS >= end)); then
 			stop_qemu
 			wait "${tails[@]}" || true
@@ -541,7 +581,7 @@ check_splat()
 	return 1
 }
 
-# shellcheck disable=SC2317 # called from the EXIT trap
+# shellcheck disable=SC2317,SC2329 # called from the EXIT trap
 cleanup()
 {
 	[[ -n ${QEMU_PID:-} ]] && stop_qemu
@@ -588,7 +628,6 @@ main()
 
 	parse_args "$@"
 	[[ -z $KERNEL || -f $KERNEL ]] || die "no such kernel: $KERNEL"
-	host_deps
 	mkdir -p "$CACHE/runs" "${OUTDIR:-$CACHE}"
 	# Runs older than a week only hold logs by now.
 	find "$CACHE/runs" -mindepth 1 -maxdepth 1 -mtime +7 \
@@ -596,6 +635,8 @@ main()
 	RUN=$(mktemp -d "$CACHE/runs/$(date +%Y%m%d-%H%M%S)-XXXX")
 	trap cleanup EXIT
 	trap 'exit 130' INT TERM
+	# After RUN: the apt output goes to its setup.log.
+	host_deps
 	if [[ $SHELL_AFTER -eq 1 ]]; then exec 8<&0; else exec 8</dev/null; fi
 	# One run at a time fills the cache and builds in a shared tree.
 	exec 9>"$CACHE/lock"

@@ -13,7 +13,7 @@
 #     killed run's leftovers and nothing of the live one;
 #   - when all is over, no profile or directory of any run is left.
 
-# shellcheck disable=SC2317 # functions called through check()
+# shellcheck disable=SC2317,SC2329 # functions called through check()
 
 PROG=./unix_rules_test
 PREFIX=aa_unix_mediation

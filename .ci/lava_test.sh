@@ -13,9 +13,10 @@
 #
 # lava-dispatcher, lava-common and (for its device-type templates)
 # lava-server come from Debian unstable through vmtest.sh's apt index in
-# its root filesystem; the Python modules they need and this host lacks
-# from the host's own archive (built for its python3).  All of it is
-# unpacked under $VMTEST_CACHE/lava, once; nothing is installed.
+# its root filesystem and are unpacked under $VMTEST_CACHE/lava, once.
+# What they depend on is installed with the host's apt, the Python modules
+# for its Debian python3 (/usr/bin/python3, not a python3 earlier in
+# PATH): some are compiled per Python version.
 
 set -uo pipefail
 
@@ -24,13 +25,6 @@ TOP=$(pwd)
 CACHE=${VMTEST_CACHE:-$HOME/.cache/apparmor-selftests}
 LAVA=$CACHE/lava
 PY=/usr/bin/python3
-# What lava-dispatcher imports and a Debian 12 python3 lacks.
-PY_DEBS=(python3-aiohttp python3-aiosignal python3-async-timeout
-	python3-attr python3-certifi python3-chardet python3-charset-normalizer
-	python3-configobj python3-frozenlist python3-idna python3-jinja2
-	python3-magic python3-markupsafe python3-multidict python3-pexpect
-	python3-ptyprocess python3-pyudev python3-requests python3-sentry-sdk
-	python3-setproctitle python3-urllib3 python3-voluptuous python3-yarl)
 
 [[ $# -eq 3 ]] || { echo "usage: $0 OUTDIR TARBALL KERNEL" >&2; exit 2; }
 OUT=$(realpath -m "$1")
@@ -44,16 +38,46 @@ done
 	{ echo "no vmtest.sh root filesystem in $CACHE: run vmtest.sh first" >&2; exit 2; }
 
 # As vmtest.sh's chroot_apt: Debian unstable's index inside its rootfs.
-sid_download()
+sid_apt()
 {
+	local tool=$1
+
+	shift
 	mkdir -p "$ROOTFS/var/cache/lava-ci"
-	chroot "$ROOTFS" env -C /var/cache/lava-ci apt-get -q \
+	chroot "$ROOTFS" env -C /var/cache/lava-ci "$tool" -q \
 		-o APT::Sandbox::User=root -o Acquire::Check-Valid-Until=false \
 		-o Dir::Etc::SourceList=/etc/apt/vmtest-sid.list \
 		-o Dir::Etc::SourceParts=/etc/apt/vmtest-empty.d \
 		-o Dir::State::Lists=/var/lib/apt/vmtest-lists-sid \
-		-o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache= \
-		download "$@"
+		-o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache= "$@"
+}
+
+# What lava-dispatcher and lava-common depend on, installed with the
+# host's apt: python3 and the python3-* packages as its archive builds them
+# for that python3 (apt adds their own dependencies), and the tools
+# lava-run calls (ip from iproute2, ...).  Not lava-common, unpacked here,
+# nor systemd-sysv, a LAVA worker's init; and only what the host's archive
+# has (Debian 12 has no bmaptool).  The apt output goes to $OUT/apt.log.
+deps()
+{
+	local p want=() pkgs=(python3)
+
+	mapfile -t want < <(sid_apt apt-cache depends lava-dispatcher \
+		lava-common | awk '$1 ~ /Depends:$/ &&
+			$2 !~ /^(<|lava-|systemd-sysv$)/ { print $2 }' | sort -u)
+	rmdir "$ROOTFS/var/cache/lava-ci" 2>/dev/null
+	[[ ${#want[@]} -gt 0 ]] || return 1
+	export DEBIAN_FRONTEND=noninteractive
+	apt-cache show python3 >/dev/null 2>&1 ||
+		apt-get update -q >"$OUT/apt.log" 2>&1
+	for p in "${want[@]}"; do
+		apt-cache show --no-all-versions "$p" >/dev/null 2>&1 &&
+			pkgs+=("$p")
+	done
+	echo "# installing on the host: ${pkgs[*]}"
+	apt-get install -y -q --no-install-recommends "${pkgs[@]}" \
+		>>"$OUT/apt.log" 2>&1 ||
+		{ tail -n 20 "$OUT/apt.log" >&2; return 1; }
 }
 
 fetch()
@@ -62,9 +86,8 @@ fetch()
 
 	[[ -f $LAVA/.done ]] && return 0
 	rm -rf "$tmp" "$ROOTFS/var/cache/lava-ci" && mkdir -p "$tmp/debs" &&
-		sid_download lava-dispatcher lava-common lava-server &&
-		mv "$ROOTFS"/var/cache/lava-ci/*.deb "$tmp/debs/" &&
-		(cd "$tmp/debs" && apt-get -q download "${PY_DEBS[@]}") || return 1
+		sid_apt apt-get download lava-dispatcher lava-common lava-server &&
+		mv "$ROOTFS"/var/cache/lava-ci/*.deb "$tmp/debs/" || return 1
 	rm -rf "$ROOTFS/var/cache/lava-ci"
 	for d in "$tmp"/debs/*.deb; do
 		[[ $d == */lava-server_* ]] && continue
@@ -96,6 +119,7 @@ ramdisk()
 
 rm -rf "$OUT" && mkdir -p "$OUT/tmp" "$OUT/job"
 fetch || { echo "fetching lava-dispatcher failed" >&2; exit 1; }
+deps || { echo "installing lava-dispatcher's dependencies failed" >&2; exit 1; }
 ramdisk || { echo "making the ramdisk failed" >&2; exit 1; }
 export PYTHONPATH=$LAVA/root/usr/lib/python3/dist-packages LAVA_TMP=$OUT/tmp
 sed -e "s|@KERNEL@|$KERNEL|" -e "s|@RAMDISK@|$OUT/ramdisk.cpio|" \

@@ -168,13 +168,16 @@ verdict()
 
 v=$(verdict 2)
 echo "# fixed: ${v:-no verdict}"
-[[ $rc2 -eq 0 && $(rc "$OUT/2/check.rc") -eq 0 && $v == "ok "*" within "* ]]
-result $? "boot 1's baseline passes on the fixed kernel (exit status $(rc "$OUT/2/check.rc"))"
+# ok holds the test's status: a bare $? after [[ ]] is easily lost (SC2319).
+ok=0
+[[ $rc2 -eq 0 && $(rc "$OUT/2/check.rc") -eq 0 && $v == "ok "*" within "* ]] || ok=1
+result "$ok" "boot 1's baseline passes on the fixed kernel (exit status $(rc "$OUT/2/check.rc"))"
 
 v=$(verdict 3)
 echo "# regressed: ${v:-no verdict}"
-[[ $rc3 -eq 0 && $(rc "$OUT/3/check.rc") -eq 1 && $v == "not ok "*" exceeds baseline "* ]]
-result $? "the same baseline FAILs the regressed kernel (exit status $(rc "$OUT/3/check.rc"))"
+ok=0
+[[ $rc3 -eq 0 && $(rc "$OUT/3/check.rc") -eq 1 && $v == "not ok "*" exceeds baseline "* ]] || ok=1
+result "$ok" "the same baseline FAILs the regressed kernel (exit status $(rc "$OUT/3/check.rc"))"
 
 # Debian trixie's 6.12 lacks network_v9/af_unix: NEW-ABI SKIPs, OLD passes.
 if [[ $TRIXIE -eq 1 ]]; then
