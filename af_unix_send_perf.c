@@ -13,12 +13,15 @@
  *
  * Every series is checked: each message must arrive whole and in order.
  * The unconfined series is also judged against a baseline recorded on this
- * machine by "run_perf.sh record" (perf_baseline.h): PASS when the 95%
- * interval of the ratio is within the tolerance over the baseline, FAIL
- * when it is all above, and otherwise more paired rounds until it decides
- * or the budget is spent, then SKIP saying which way it leans
- * (perf_verdict.h).  Without a baseline the verdict is a SKIP.  This is
- * not a throughput benchmark: absolute ns/msg are printed, never judged.
+ * machine by "run_perf.sh record" (perf_baseline.h), several runs in
+ * separate processes or boots: PASS when the 95% interval of the ratio is
+ * within the tolerance over the baseline, FAIL when it is all above, and
+ * otherwise more paired rounds until it decides or the budget is spent,
+ * then SKIP saying which way it leans.  The tolerance follows from how far
+ * the baseline's runs spread, and each verdict says the smallest
+ * regression it would catch (perf_verdict.h).  Without a baseline the
+ * verdict is a SKIP.  This is not a throughput benchmark: absolute ns/msg
+ * are printed, never judged.
  *
  * Exit status follows kselftest; bad options exit KSFT_FAIL (1).
  */
@@ -65,15 +68,18 @@ static struct opts {
 	const char *json;
 	char baseline[4096];
 	bool budget_set;
-	bool record;
+	bool tol_set;
+	enum { REC_NONE, REC_NEW, REC_ADD } record;
+	unsigned int runs;	/* a recorded baseline is judged at this many */
 } o = {
 	.run = {
 		.cpu = -1, .batch = 32, .msgs = 8192,
 		.rounds = PERF_DEFAULT_ROUNDS,
 		.max_rounds = PERF_DEFAULT_MAX_ROUNDS, .warmup = 2,
 		.budget_s = PERF_DEFAULT_BUDGET_S,
-		.tolerance = PERF_DEFAULT_TOLERANCE,
+		.tolerance = NAN,
 	},
+	.runs = PERF_DEFAULT_RUNS,
 	.sizes = { 128 }, .nr_sizes = 1,
 	.wl_mask = WL_DEFAULT, .v_mask = (1U << NR_V) - 1,
 };
@@ -91,22 +97,27 @@ static void print_usage(FILE *f)
 		"  --msgs N           messages per round and socket type (default 8192)\n"
 		"  --warmup N         warm-up rounds, 0..1000 (default 2)\n"
 		"  --rounds N         paired rounds before a verdict, 2..%d (default %d)\n"
-		"  --max-rounds N     paired rounds to decide at most (default %d,\n"
-		"                     %d with --record)\n"
+		"  --max-rounds N     paired rounds to decide at most (default %d)\n"
 		"  --budget SEC       time to decide at most, per verdict (default %g,\n"
-		"                     x%d with KSFT_MACHINE_SLOW=yes; %g with --record)\n"
+		"                     x%d with KSFT_MACHINE_SLOW=yes)\n"
 		"  --cpu N            CPU to pin to (default: highest allowed)\n"
 		"  --workloads LIST   sendmmsg,io_uring,send (default sendmmsg,io_uring)\n"
 		"  --variants LIST    unconfined,old-abi,new-abi (default all)\n"
 		"  --json PATH        write the results to PATH (format %s)\n"
 		"  --baseline PATH    baseline file (default %s/af_unix_send_perf.<machine-id>.baseline)\n"
-		"  --tolerance PCT    allowed ratio excess over the baseline, (0,100] (default 5)\n"
-		"  --record           measure until precise and store the ratios as the baseline\n"
+		"  --tolerance PCT    allowed ratio excess over the baseline, (0,100]\n"
+		"                     (default: from the spread of the baseline's runs,\n"
+		"                     %g..%g)\n"
+		"  --record           measure a run, start a new baseline with it\n"
+		"  --add-run          measure a run, add it to the baseline\n"
+		"  --runs N           runs a baseline is judged complete at, %d..%d\n"
+		"                     (default %d; run_perf.sh record takes them)\n"
 		"Bad options exit 1 (KSFT_FAIL).\n",
 		WL_MIN_SIZE, WL_MAX_SIZE, WL_MAX_BATCH, PERF_MAX_ROUNDS,
 		PERF_DEFAULT_ROUNDS, PERF_DEFAULT_MAX_ROUNDS,
-		PERF_RECORD_MAX_ROUNDS, PERF_DEFAULT_BUDGET_S, SLOW_BUDGET,
-		PERF_RECORD_BUDGET_S, PERF_JSON_FORMAT, BASELINE_DIR);
+		PERF_DEFAULT_BUDGET_S, SLOW_BUDGET, PERF_JSON_FORMAT,
+		BASELINE_DIR, PERF_TOL_FLOOR * 100, PERF_TOL_CAP * 100,
+		PERF_MIN_RUNS, PERF_MAX_RUNS, PERF_DEFAULT_RUNS);
 }
 
 static void __noreturn bad_opt(const char *name, const char *val,
@@ -171,6 +182,8 @@ static void parse_opts(int argc, char **argv)
 		{ "baseline", required_argument, NULL, 'B' },
 		{ "tolerance", required_argument, NULL, 't' },
 		{ "record", no_argument, NULL, 'R' },
+		{ "add-run", no_argument, NULL, 'A' },
+		{ "runs", required_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -231,9 +244,18 @@ static void parse_opts(int argc, char **argv)
 				bad_opt("tolerance", optarg,
 					"expected a percentage in (0,100]");
 			o.run.tolerance /= 100;
+			o.tol_set = true;
 			break;
 		case 'R':
-			o.record = true;
+		case 'A':
+			if (o.record)
+				bad_opt(c == 'R' ? "record" : "add-run", "",
+					"--record and --add-run exclude each other");
+			o.record = c == 'R' ? REC_NEW : REC_ADD;
+			break;
+		case 'n':
+			o.runs = opt_uint("runs", optarg, PERF_MIN_RUNS,
+					  PERF_MAX_RUNS);
 			break;
 		case 'h':
 			print_usage(stdout);
@@ -248,17 +270,12 @@ static void parse_opts(int argc, char **argv)
 			argv[optind]);
 		exit(KSFT_FAIL);
 	}
-	/* a baseline bounds every later verdict: take the time to get it right */
-	if (o.record && !max_set)
-		o.run.max_rounds = PERF_RECORD_MAX_ROUNDS;
-	if (o.record && !o.budget_set)
-		o.run.budget_s = PERF_RECORD_BUDGET_S;
 	if (!max_set && o.run.max_rounds < o.run.rounds)
 		o.run.max_rounds = o.run.rounds;
 	if (o.run.max_rounds < o.run.rounds)
 		bad_opt("max-rounds", "", "must not be below --rounds");
 	if (o.record && !(o.v_mask & (1U << V_UNCONFINED))) {
-		fprintf(stderr, "af_unix_send_perf: --record needs the unconfined variant\n");
+		fprintf(stderr, "af_unix_send_perf: --record and --add-run need the unconfined variant\n");
 		exit(KSFT_FAIL);
 	}
 }
@@ -297,6 +314,7 @@ static void pin_cpu(void)
 struct goal {
 	enum { GOAL_NONE, GOAL_DECIDE, GOAL_RECORD } kind;
 	double base;
+	double tol;
 };
 
 /* A series of paired rounds; shared with a confined child (MAP_SHARED). */
@@ -318,11 +336,12 @@ static bool goal_met(const struct goal *g, const struct series *r)
 		return false;
 	switch (g->kind) {
 	case GOAL_DECIDE:
-		return !perf_decide(r->ratios, r->n, g->base, o.run.tolerance,
-				    &d) && d.verdict != PERF_UNDECIDED;
+		return !perf_decide(r->ratios, r->n, g->base, g->tol, &d) &&
+			d.verdict != PERF_UNDECIDED;
 	case GOAL_RECORD:
-		return !perf_decide(r->ratios, r->n, 1, o.run.tolerance, &d) &&
-			perf_precise(&d.ci, o.run.tolerance);
+		/* the spread of the runs covers what this run leaves open */
+		return !perf_decide(r->ratios, r->n, 1, PERF_TOL_FLOOR, &d) &&
+			perf_precise(&d.ci, PERF_TOL_FLOOR);
 	default:
 		return true;
 	}
@@ -487,9 +506,32 @@ static struct perf_settings cur_settings(void)
 	struct perf_settings s = {
 		.batch = o.run.batch, .msgs_per_round = o.run.msgs,
 		.warmup = o.run.warmup, .icount = env.icount,
-		.tolerance = o.run.tolerance,
 	};
 	return s;
+}
+
+/* A baseline to add a run to must be of this machine, kernel, settings. */
+static void add_to(const struct perf_settings *set)
+{
+	char err[PERF_ERR_MAX];
+
+	if (base.state == B_OK &&
+	    perf_baseline_match(&base.b, &env.id, &env.sys, set, err,
+				sizeof(err)) != PERF_MATCH)
+		snprintf(base.msg, sizeof(base.msg), "%s: %s", o.baseline, err);
+	else if (base.state == B_OK &&
+		 strcmp(base.b.sys.kernel, env.uts.release))
+		snprintf(base.msg, sizeof(base.msg),
+			 "%s: recorded on kernel %s, this is %s: add runs on the kernel it was started on",
+			 o.baseline, base.b.sys.kernel, env.uts.release);
+	else if (base.state == B_MISSING)
+		snprintf(base.msg, sizeof(base.msg),
+			 "%s does not exist: start a baseline with --record",
+			 o.baseline);
+	else if (base.state == B_OK)
+		base.state = B_RECORD;
+	if (base.state != B_RECORD)
+		base.state = B_FAIL;
 }
 
 static void load_baseline(void)
@@ -503,7 +545,7 @@ static void load_baseline(void)
 			 BASELINE_DIR "/af_unix_send_perf.%s.baseline",
 			 env.id.machine_id);
 	ksft_print_msg("baseline: %s\n", o.baseline);
-	if (o.record) {
+	if (o.record == REC_NEW) {
 		base.state = B_RECORD;
 		base.b.id = env.id;
 		base.b.sys = env.sys;
@@ -514,15 +556,19 @@ static void load_baseline(void)
 		return;
 	}
 	ret = perf_baseline_load(o.baseline, &base.b, base.msg, sizeof(base.msg));
-	if (ret) {
-		base.state = ret == -ENOENT ? B_MISSING : B_FAIL;
+	base.state = ret == -ENOENT ? B_MISSING : ret ? B_FAIL : B_OK;
+	if (!ret)
+		ksft_print_msg("baseline recorded on kernel %s\n",
+			       base.b.sys.kernel);
+	if (o.record == REC_ADD) {
+		add_to(&set);
 		return;
 	}
-	ksft_print_msg("baseline recorded on kernel %s\n", base.b.sys.kernel);
+	if (ret)
+		return;
 	switch (perf_baseline_match(&base.b, &env.id, &env.sys, &set, err,
 				    sizeof(err))) {
 	case PERF_MATCH:
-		base.state = B_OK;
 		return;
 	case PERF_OTHER_SETTINGS:
 		base.state = B_FAIL;
@@ -534,17 +580,30 @@ static void load_baseline(void)
 	snprintf(base.msg, sizeof(base.msg), "%s: %s", o.baseline, err);
 }
 
+/*
+ * The tolerance a check against @e uses: --tolerance, else the one its
+ * runs' spread gives (see perf_tolerance()).
+ */
+static int entry_tolerance(const struct perf_entry *e, double *tol)
+{
+	if (o.tol_set) {
+		*tol = o.run.tolerance;
+		return 0;
+	}
+	return perf_tolerance(e->nr_runs, e->spread, tol);
+}
+
 /* What the unconfined series of @wl and @size must measure until. */
 static struct goal series_goal(int wl, unsigned int size)
 {
 	const struct perf_entry *e;
-	struct goal g = { GOAL_NONE, 0 };
+	struct goal g = { GOAL_NONE, 0, 0 };
 
 	if (base.state == B_RECORD && env.sys.apparmor)
 		g.kind = GOAL_RECORD;
 	e = base.state == B_OK ? perf_baseline_find(&base.b, wl_names[wl], size) :
 		NULL;
-	if (e) {
+	if (e && !entry_tolerance(e, &g.tol)) {
 		g.kind = GOAL_DECIDE;
 		g.base = e->ratio;
 	}
@@ -566,15 +625,28 @@ static void __printf(4, 5) verdict(struct perf_json_verdict *jv, int code,
 	result(code, tag, msg);
 }
 
+/* "catches >= +X%" of a verdict line, from perf_mde(). */
+static const char *catches(double mde, char *buf, size_t len)
+{
+	if (isnan(mde))
+		snprintf(buf, len, "catches: unknown, the baseline has one run");
+	else
+		snprintf(buf, len, "catches >= +%.2f%% (95%% power)", mde * 100);
+	return buf;
+}
+
 static void record_entry(const char *tag, int wl, unsigned int size,
 			 const struct series *r, const struct stats *st,
 			 struct perf_json_verdict *jv)
 {
-	struct perf_entry e = {
-		.msg_size = size, .ratio = st->ratio.mean,
-		.dgram_ns = st->sum[S_DGRAM].mean,
-		.seqpacket_ns = st->sum[S_SEQPACKET].mean,
+	const struct perf_run_result run = {
+		st->ratio.mean, st->sum[S_DGRAM].mean,
+		st->sum[S_SEQPACKET].mean,
 	};
+	const struct perf_entry *e;
+	char what[384], buf[64];
+	double tol;
+	int ret;
 
 	jv->verdict = "not recorded";
 	if (!env.sys.apparmor) {
@@ -583,23 +655,39 @@ static void record_entry(const char *tag, int wl, unsigned int size,
 			"AppArmor is not enabled: there is no hook to record");
 		return;
 	}
-	snprintf(e.workload, sizeof(e.workload), "%s", wl_names[wl]);
-	if (!perf_precise(&st->ratio, o.run.tolerance)) {
+	if (perf_baseline_add_run(&base.b, wl_names[wl], size, &run)) {
 		base.record_failed = true;
 		verdict(jv, KSFT_FAIL, tag,
-			"too noisy to record: ratio %.4f +- %.4f after %zu rounds and %.1f s, needs +- %.4f (a quarter of the tolerance)",
-			st->ratio.mean, st->ratio.half, r->n, r->extra_s,
-			st->ratio.mean * o.run.tolerance / 4);
+			"baseline full: %d runs of an entry, %d entries at most",
+			PERF_MAX_RUNS, PERF_MAX_ENTRIES);
 		return;
 	}
-	if (perf_baseline_put(&base.b, &e)) {
-		base.record_failed = true;
-		verdict(jv, KSFT_FAIL, tag, "baseline table full");
-		return;
-	}
+	e = perf_baseline_find(&base.b, wl_names[wl], size);
 	jv->verdict = "recorded";
-	verdict(jv, KSFT_PASS, tag, "recorded ratio %.4f [%.4f, %.4f] after %zu rounds",
-		st->ratio.mean, st->ratio.lo, st->ratio.hi, r->n);
+	jv->baseline_ratio = e->ratio;
+	jv->baseline_runs = e->nr_runs;
+	jv->baseline_spread = e->spread;
+	snprintf(what, sizeof(what),
+		 "run %zu recorded, ratio %.4f [%.4f, %.4f] after %zu rounds; baseline %.4f over %zu runs, spread %.3f%%",
+		 e->nr_runs, st->ratio.mean, st->ratio.lo, st->ratio.hi, r->n,
+		 e->ratio, e->nr_runs, e->spread * 100);
+	if (e->nr_runs < o.runs) {
+		verdict(jv, KSFT_PASS, tag, "%s; complete at %u runs", what,
+			o.runs);
+		return;
+	}
+	ret = perf_tolerance(e->nr_runs, e->spread, &tol);
+	if (ret) {
+		verdict(jv, KSFT_FAIL, tag,
+			"%s: too noisy to judge with, the tolerance would be %.2f%%, over the %g%% cap: record on a quiet machine, pinned (see the README)",
+			what, tol * 100, PERF_TOL_CAP * 100);
+		return;
+	}
+	jv->tolerance = tol;
+	jv->catches = perf_mde(tol, e->nr_runs, e->spread,
+			       st->ratio.half / e->ratio);
+	verdict(jv, KSFT_PASS, tag, "%s; tolerance %.2f%%, %s", what,
+		tol * 100, catches(jv->catches, buf, sizeof(buf)));
 }
 
 /* The verdict of an unconfined series against the baseline. */
@@ -608,11 +696,14 @@ static void check_baseline(int wl, unsigned int size, bool usable,
 {
 	struct perf_json_verdict jv = {
 		wl_names[wl], size, "skip", NULL, o.run.tolerance, NAN, NAN,
-		usable ? &st->ratio : NULL, usable ? r->extra_s : 0,
+		NAN, 0, NAN, usable ? &st->ratio : NULL,
+		usable ? r->extra_s : 0,
 	};
 	const struct perf_entry *e;
 	struct perf_decision d;
-	char tag[96];
+	char tag[96], buf[64];
+	double tol;
+	int ret;
 
 	snprintf(tag, sizeof(tag), "unconfined %s %uB vs baseline", wl_names[wl],
 		 size);
@@ -654,42 +745,61 @@ static void check_baseline(int wl, unsigned int size, bool usable,
 		return;
 	}
 	jv.baseline_ratio = e->ratio;
-	if (perf_decide(r->ratios, r->n, e->ratio, o.run.tolerance, &d)) {
+	jv.baseline_runs = e->nr_runs;
+	jv.baseline_spread = e->spread;
+	ret = entry_tolerance(e, &tol);
+	if (ret == -EINVAL) {
+		jv.verdict = "fail";
+		verdict(&jv, KSFT_FAIL, tag,
+			"bad baseline: %s has %zu runs of it, a tolerance needs %d (run_perf.sh record takes %d), or give --tolerance",
+			o.baseline, e->nr_runs, PERF_MIN_RUNS, PERF_DEFAULT_RUNS);
+		return;
+	}
+	if (ret) {
+		verdict(&jv, KSFT_SKIP, tag,
+			"baseline too noisy to judge with: its %zu runs spread %.2f%%, a tolerance of %.2f%% over the %g%% cap; record on a quiet machine, or give --tolerance",
+			e->nr_runs, e->spread * 100, tol * 100,
+			PERF_TOL_CAP * 100);
+		return;
+	}
+	jv.tolerance = tol;
+	if (perf_decide(r->ratios, r->n, e->ratio, tol, &d)) {
 		jv.verdict = "fail";
 		verdict(&jv, KSFT_FAIL, tag, "ratios cannot be judged");
 		return;
 	}
 	jv.limit = d.limit;
+	jv.catches = perf_mde(tol, e->nr_runs, e->spread, d.ci.half / e->ratio);
+	catches(jv.catches, buf, sizeof(buf));
 	ksft_print_msg(
-		"%s: ratio %.4f [%.4f, %.4f] over %zu rounds (%.1f s past the first %u), baseline %.4f, limit %.4f; dgram %.1f ns/msg (baseline %.1f)\n",
+		"%s: ratio %.4f [%.4f, %.4f] over %zu rounds (%.1f s past the first %u), baseline %.4f over %zu runs spreading %.3f%%, tolerance %.2f%%%s, limit %.4f; dgram %.1f ns/msg (baseline %.1f)\n",
 		tag, d.ci.mean, d.ci.lo, d.ci.hi, r->n, r->extra_s,
-		o.run.rounds, e->ratio, d.limit, st->sum[S_DGRAM].mean,
-		e->dgram_ns);
+		o.run.rounds, e->ratio, e->nr_runs, e->spread * 100, tol * 100,
+		o.tol_set ? " (--tolerance)" : "", d.limit,
+		st->sum[S_DGRAM].mean, e->dgram_ns);
 	jv.verdict = perf_verdict_name(d.verdict);
 	if (d.verdict == PERF_PASS)
 		verdict(&jv, KSFT_PASS, tag,
-			"ratio %.4f within %g%% of %.4f (95%% CI high %.4f <= limit %.4f)",
-			d.ci.mean, o.run.tolerance * 100, e->ratio, d.ci.hi,
-			d.limit);
+			"ratio %.4f within %.2f%% of %.4f (95%% CI high %.4f <= limit %.4f); %s",
+			d.ci.mean, tol * 100, e->ratio, d.ci.hi, d.limit, buf);
 	else if (d.verdict == PERF_FAIL)
 		verdict(&jv, KSFT_FAIL, tag,
-			"ratio %.4f (95%% CI low %.4f) exceeds baseline %.4f by more than %g%% (limit %.4f)",
-			d.ci.mean, d.ci.lo, e->ratio, o.run.tolerance * 100,
-			d.limit);
+			"ratio %.4f (95%% CI low %.4f) exceeds baseline %.4f by more than %.2f%% (limit %.4f); %s",
+			d.ci.mean, d.ci.lo, e->ratio, tol * 100, d.limit, buf);
 	else
 		verdict(&jv, KSFT_SKIP, tag,
-			"undecided after %zu rounds and %.1f s (budget %u rounds, %g s): leans to %s, ratio %.4f is %.2f%% %s the limit %.4f, 95%% CI [%.4f, %.4f]",
+			"undecided after %zu rounds and %.1f s (budget %u rounds, %g s): leans to %s, ratio %.4f is %.2f%% %s the limit %.4f, 95%% CI [%.4f, %.4f]; %s",
 			r->n, r->extra_s, o.run.max_rounds, o.run.budget_s,
 			d.lean_pct > 0 ? "FAIL" : "PASS", d.ci.mean,
 			fabs(d.lean_pct), d.lean_pct > 0 ? "above" : "below",
-			d.limit, d.ci.lo, d.ci.hi);
+			d.limit, d.ci.lo, d.ci.hi, buf);
 }
 
 static void store_baseline(void)
 {
 	char err[PERF_ERR_MAX];
 
-	if (!o.record)
+	if (!o.record || base.state != B_RECORD)
 		return;
 	if (base.record_failed || !base.b.nr_entries) {
 		ksft_print_msg("baseline NOT written: some entries could not be recorded\n");
@@ -699,7 +809,7 @@ static void store_baseline(void)
 	if (perf_baseline_store(o.baseline, &base.b, err, sizeof(err)))
 		ksft_exit_fail_msg("storing the baseline failed: %s\n", err);
 	ksft_print_msg("baseline with %zu entries, recorded on kernel %s, written to %s\n",
-		       base.b.nr_entries, env.uts.release, o.baseline);
+		       base.b.nr_entries, base.b.sys.kernel, o.baseline);
 }
 
 /* --- confined variants --------------------------------------------------- */
@@ -753,7 +863,7 @@ static const char *variant_setup(int v, char *reason, size_t rlen)
 /* The sockets must be created confined to carry the profile's label. */
 static void run_confined(int wl, unsigned int size, struct series *shared)
 {
-	const struct goal none = { GOAL_NONE, 0 };
+	const struct goal none = { GOAL_NONE, 0, 0 };
 	char label[256];
 	int status, ret;
 	pid_t pid;
@@ -857,9 +967,9 @@ int main(int argc, char **argv)
 		"clock_gettime: %.1f ns per call, about %.2f ns/msg at batch %u (reported, not subtracted)\n",
 		env.clock_ns, env.clock_ns / o.run.batch, o.run.batch);
 	ksft_print_msg(
-		"settings: batch %u, %u msgs/round, %u warm-up + %u paired rounds, then up to %u rounds or %g s to decide; tolerance %g%%\n",
+		"settings: batch %u, %u msgs/round, %u warm-up + %u paired rounds, then up to %u rounds or %g s to decide\n",
 		o.run.batch, o.run.msgs, o.run.warmup, o.run.rounds,
-		o.run.max_rounds, o.run.budget_s, o.run.tolerance * 100);
+		o.run.max_rounds, o.run.budget_s);
 	load_baseline();
 	if (o.json)
 		perf_json_open(o.json, &env, &o.run);

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The baseline file of af_unix_send_perf: "key=value" lines, one "entry="
- * line per workload and size, and "end=1" last so that a truncated file
- * is never taken for a whole one.  See perf_baseline.h.
+ * The baseline file of af_unix_send_perf: "key=value" lines, a "run=" line
+ * per run, workload and size, an "entry=" line per workload and size with
+ * what its runs give (mean ratio, spread, number of runs: for the reader,
+ * and checked against the runs, so that a hand edit is caught), and
+ * "end=1" last so that a truncated file is never taken for a whole one.
+ * See perf_baseline.h.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -16,6 +19,10 @@
 
 #include "perf_baseline.h"
 #include "perf_parse.h"
+#include "perf_stats.h"
+
+/* The largest file: every entry full of runs, about 80 bytes a line. */
+#define FILE_MAX	(PERF_MAX_ENTRIES * (PERF_MAX_RUNS + 1) * 80 + 4096)
 
 static void seterr(char *err, size_t len, const char *fmt, ...)
 {
@@ -30,12 +37,27 @@ static void seterr(char *err, size_t len, const char *fmt, ...)
 
 enum {
 	K_VERSION, K_MACHINE, K_CPU, K_KERNEL, K_LSM, K_APPARMOR, K_BATCH,
-	K_MSGS, K_WARMUP, K_ICOUNT, K_TOLERANCE, K_END, K_NR,
+	K_MSGS, K_WARMUP, K_ICOUNT, K_END, K_NR,
 };
 
 static const char * const bl_keys[K_NR] = {
 	"version", "machine_id", "cpu_model", "kernel", "lsm", "apparmor",
-	"batch", "msgs_per_round", "warmup", "icount", "tolerance", "end",
+	"batch", "msgs_per_round", "warmup", "icount", "end",
+};
+
+/* What an "entry=" line claims, checked against the runs at the end. */
+struct claim {
+	char workload[PERF_NAME_MAX];
+	unsigned int msg_size;
+	double ratio;
+	double spread;
+	unsigned int runs;
+};
+
+struct parse_state {
+	unsigned int seen;	/* keys, a bit each */
+	size_t nr_claims;
+	struct claim claims[PERF_MAX_ENTRIES];
 };
 
 static int bl_uint(const char *v, unsigned long long min,
@@ -67,26 +89,94 @@ static int bl_bool(const char *v, bool *out)
 	return 0;
 }
 
-static int bl_entry(char *v, struct perf_baseline *b)
+/* Splits @v into exactly @n blank separated fields. */
+static int fields(char *v, char **f, int n)
 {
-	struct perf_entry e = { 0 };
-	char *f[6], *save;
-	int n = 0;
+	char *save;
+	int i = 0;
 
-	for (f[n] = strtok_r(v, " ", &save); f[n] && n < 5;
-	     f[++n] = strtok_r(NULL, " ", &save))
+	for (f[i] = strtok_r(v, " ", &save); f[i] && i < n;
+	     f[++i] = strtok_r(NULL, " ", &save))
 		;
-	if (n != 5 || f[5])
+	return i == n && !f[n] ? 0 : -EINVAL;
+}
+
+static int bl_run(char *v, struct perf_baseline *b)
+{
+	struct perf_run_result r;
+	unsigned int size;
+	char *f[6];
+
+	if (fields(v, f, 5) || bl_uint(f[1], 1, 1 << 20, &size) ||
+	    strlen(f[0]) >= PERF_NAME_MAX ||
+	    perf_parse_double(f[2], 0.1, 10, &r.ratio) ||
+	    perf_parse_double(f[3], 0.01, 1e9, &r.dgram_ns) ||
+	    perf_parse_double(f[4], 0.01, 1e9, &r.seqpacket_ns))
 		return -EINVAL;
-	if (bl_text(f[0], e.workload, sizeof(e.workload)) ||
-	    bl_uint(f[1], 1, 1 << 20, &e.msg_size) ||
-	    perf_parse_double(f[2], 0.1, 10, &e.ratio) ||
-	    perf_parse_double(f[3], 0.01, 1e9, &e.dgram_ns) ||
-	    perf_parse_double(f[4], 0.01, 1e9, &e.seqpacket_ns))
+	return perf_baseline_add_run(b, f[0], size, &r);
+}
+
+static int bl_claim(char *v, struct parse_state *ps)
+{
+	struct claim c = { 0 };
+	char *f[6];
+	size_t i;
+
+	if (fields(v, f, 5) || bl_text(f[0], c.workload, sizeof(c.workload)) ||
+	    bl_uint(f[1], 1, 1 << 20, &c.msg_size) ||
+	    perf_parse_double(f[2], 0.1, 10, &c.ratio) ||
+	    perf_parse_double(f[3], 0, 10, &c.spread) ||
+	    bl_uint(f[4], 1, PERF_MAX_RUNS, &c.runs))
 		return -EINVAL;
-	if (perf_baseline_find(b, e.workload, e.msg_size))
-		return -EEXIST;
-	return perf_baseline_put(b, &e);
+	for (i = 0; i < ps->nr_claims; i++)
+		if (!strcmp(ps->claims[i].workload, c.workload) &&
+		    ps->claims[i].msg_size == c.msg_size)
+			return -EEXIST;
+	if (ps->nr_claims == PERF_MAX_ENTRIES)
+		return -E2BIG;
+	ps->claims[ps->nr_claims++] = c;
+	return 0;
+}
+
+/* Each entry line agrees with its runs, and each run has an entry line. */
+static int check_claims(const struct parse_state *ps,
+			const struct perf_baseline *b, char *err, size_t errlen)
+{
+	const struct perf_entry *e;
+	const struct claim *c;
+	size_t i, j;
+
+	for (i = 0; i < ps->nr_claims; i++) {
+		c = &ps->claims[i];
+		e = perf_baseline_find(b, c->workload, c->msg_size);
+		if (!e) {
+			seterr(err, errlen, "entry %s %u has no 'run' lines",
+			       c->workload, c->msg_size);
+			return -EINVAL;
+		}
+		/* both sides printed with 6 decimals */
+		if (e->nr_runs != c->runs || fabs(e->ratio - c->ratio) > 2e-6 ||
+		    fabs(e->spread - c->spread) > 2e-6) {
+			seterr(err, errlen,
+			       "entry %s %u says ratio %.6f, spread %.6f over %u runs; its 'run' lines give %.6f, %.6f over %zu",
+			       c->workload, c->msg_size, c->ratio, c->spread,
+			       c->runs, e->ratio, e->spread, e->nr_runs);
+			return -EINVAL;
+		}
+	}
+	for (i = 0; i < b->nr_entries; i++) {
+		e = &b->entries[i];
+		for (j = 0; j < ps->nr_claims; j++)
+			if (!strcmp(ps->claims[j].workload, e->workload) &&
+			    ps->claims[j].msg_size == e->msg_size)
+				break;
+		if (j == ps->nr_claims) {
+			seterr(err, errlen, "runs of %s %u have no 'entry' line",
+			       e->workload, e->msg_size);
+			return -EINVAL;
+		}
+	}
+	return 0;
 }
 
 static int bl_value(int k, char *v, struct perf_baseline *b)
@@ -116,18 +206,16 @@ static int bl_value(int k, char *v, struct perf_baseline *b)
 		return bl_uint(v, 0, 1000, &b->set.warmup);
 	case K_ICOUNT:
 		return bl_bool(v, &b->set.icount);
-	case K_TOLERANCE:
-		return perf_parse_double(v, 1e-6, 1, &b->set.tolerance) ?
-			-EINVAL : 0;
 	case K_END:
 		return strcmp(v, "1") ? -EINVAL : 0;
 	}
 	return -EINVAL;
 }
 
-static int bl_line(char *line, unsigned int lineno, unsigned int *seen,
+static int bl_line(char *line, unsigned int lineno, struct parse_state *ps,
 		   struct perf_baseline *b, char *err, size_t errlen)
 {
+	unsigned int *seen = &ps->seen;
 	char *eq = strchr(line, '=');
 	int k, ret;
 
@@ -142,11 +230,19 @@ static int bl_line(char *line, unsigned int lineno, unsigned int *seen,
 		       lineno, line);
 		return -EINVAL;
 	}
+	if (!strcmp(line, "run")) {
+		ret = bl_run(eq + 1, b);
+		if (ret)
+			seterr(err, errlen, "line %u: %s run", lineno,
+			       ret == -E2BIG ? "one too many" : "malformed");
+		return ret;
+	}
 	if (!strcmp(line, "entry")) {
-		ret = bl_entry(eq + 1, b);
+		ret = bl_claim(eq + 1, ps);
 		if (ret)
 			seterr(err, errlen, "line %u: %s entry", lineno,
-			       ret == -EEXIST ? "duplicate" : "malformed");
+			       ret == -EEXIST ? "duplicate" :
+			       ret == -E2BIG ? "one too many" : "malformed");
 		return ret;
 	}
 	for (k = 0; k < K_NR; k++)
@@ -174,19 +270,21 @@ static int bl_line(char *line, unsigned int lineno, unsigned int *seen,
 int perf_baseline_parse(const char *text, struct perf_baseline *b,
 			char *err, size_t errlen)
 {
-	unsigned int seen = 0, lineno = 0, k;
+	static struct parse_state ps;
+	unsigned int lineno = 0, k;
 	const char *p = text, *nl;
 	char line[512];
 	int ret;
 
 	memset(b, 0, sizeof(*b));
+	memset(&ps, 0, sizeof(ps));
 	if (!*text) {
 		seterr(err, errlen, "empty file");
 		return -EINVAL;
 	}
 	while (*p) {
 		lineno++;
-		if (seen & (1U << K_END)) {
+		if (ps.seen & (1U << K_END)) {
 			seterr(err, errlen, "line %u: data after 'end'", lineno);
 			return -EINVAL;
 		}
@@ -205,22 +303,22 @@ int perf_baseline_parse(const char *text, struct perf_baseline *b,
 		p = nl + 1;
 		if (line[0] == '#' || !line[0])
 			continue;
-		ret = bl_line(line, lineno, &seen, b, err, errlen);
+		ret = bl_line(line, lineno, &ps, b, err, errlen);
 		if (ret)
 			return ret;
 	}
 	for (k = 0; k < K_NR; k++) {
-		if (!(seen & (1U << k))) {
+		if (!(ps.seen & (1U << k))) {
 			seterr(err, errlen, "missing key '%s'%s", bl_keys[k],
 			       k == K_END ? " (truncated file?)" : "");
 			return -EINVAL;
 		}
 	}
 	if (!b->nr_entries) {
-		seterr(err, errlen, "no 'entry' lines");
+		seterr(err, errlen, "no 'run' lines");
 		return -EINVAL;
 	}
-	return 0;
+	return check_claims(&ps, b, err, errlen);
 }
 
 int perf_baseline_load(const char *path, struct perf_baseline *b,
@@ -234,7 +332,7 @@ int perf_baseline_load(const char *path, struct perf_baseline *b,
 		seterr(err, errlen, "%s does not exist", path);
 		return -ENOENT;
 	}
-	text = perf_read_file(path, 64 * 1024, msg, sizeof(msg));
+	text = perf_read_file(path, FILE_MAX, msg, sizeof(msg));
 	if (!text) {
 		seterr(err, errlen, "%s", msg);
 		return -EIO;
@@ -248,27 +346,38 @@ int perf_baseline_load(const char *path, struct perf_baseline *b,
 
 int perf_baseline_format(const struct perf_baseline *b, char *buf, size_t len)
 {
-	size_t off, i;
+	size_t off, i, j;
 	int n;
 
 	n = snprintf(buf, len,
 		     "# AppArmor af_unix_send_perf baseline, written by 'run_perf.sh record'\n"
 		     "version=%d\nmachine_id=%s\ncpu_model=%s\nkernel=%s\nlsm=%s\n"
 		     "apparmor=%s\nbatch=%u\nmsgs_per_round=%u\nwarmup=%u\n"
-		     "icount=%s\ntolerance=%.6f\n",
+		     "icount=%s\n"
+		     "# run=workload size ratio dgram_ns seqpacket_ns\n"
+		     "# entry=workload size mean_ratio spread runs (spread: stdev/mean)\n",
 		     PERF_BASELINE_VERSION, b->id.machine_id, b->id.cpu_model,
 		     b->sys.kernel, b->sys.lsm, b->sys.apparmor ? "yes" : "no",
 		     b->set.batch, b->set.msgs_per_round, b->set.warmup,
-		     b->set.icount ? "yes" : "no", b->set.tolerance);
+		     b->set.icount ? "yes" : "no");
 	if (n < 0 || (size_t)n >= len)
 		return -ENOSPC;
 	off = n;
 	for (i = 0; i < b->nr_entries; i++) {
 		const struct perf_entry *e = &b->entries[i];
 
-		n = snprintf(buf + off, len - off, "entry=%s %u %.6f %.3f %.3f\n",
-			     e->workload, e->msg_size, e->ratio, e->dgram_ns,
-			     e->seqpacket_ns);
+		for (j = 0; j < e->nr_runs; j++) {
+			n = snprintf(buf + off, len - off,
+				     "run=%s %u %.6f %.3f %.3f\n", e->workload,
+				     e->msg_size, e->runs[j].ratio,
+				     e->runs[j].dgram_ns, e->runs[j].seqpacket_ns);
+			if (n < 0 || (size_t)n >= len - off)
+				return -ENOSPC;
+			off += n;
+		}
+		n = snprintf(buf + off, len - off, "entry=%s %u %.6f %.6f %zu\n",
+			     e->workload, e->msg_size, e->ratio, e->spread,
+			     e->nr_runs);
 		if (n < 0 || (size_t)n >= len - off)
 			return -ENOSPC;
 		off += n;
@@ -281,19 +390,22 @@ int perf_baseline_format(const struct perf_baseline *b, char *buf, size_t len)
 int perf_baseline_store(const char *path, const struct perf_baseline *b,
 			char *err, size_t errlen)
 {
-	char tmp[4096], buf[16384];
+	char tmp[4096], *buf = malloc(FILE_MAX);
 	size_t len;
-	int fd;
+	int fd, ret;
 
-	if (perf_baseline_format(b, buf, sizeof(buf)) ||
+	if (!buf || perf_baseline_format(b, buf, FILE_MAX) ||
 	    snprintf(tmp, sizeof(tmp), "%s.tmpXXXXXX", path) >= (int)sizeof(tmp)) {
 		seterr(err, errlen, "baseline too large");
+		free(buf);
 		return -ENOSPC;
 	}
 	fd = mkstemp(tmp);
 	if (fd < 0) {
+		ret = -errno;
 		seterr(err, errlen, "%s: %s", tmp, strerror(errno));
-		return -errno;
+		free(buf);
+		return ret;
 	}
 	len = strlen(buf);
 	if (write(fd, buf, len) != (ssize_t)len || fsync(fd) ||
@@ -301,9 +413,11 @@ int perf_baseline_store(const char *path, const struct perf_baseline *b,
 		seterr(err, errlen, "%s: %s", tmp, strerror(errno));
 		close(fd);
 		unlink(tmp);
+		free(buf);
 		return -EIO;
 	}
 	close(fd);
+	free(buf);
 	if (rename(tmp, path)) {
 		seterr(err, errlen, "%s: %s", path, strerror(errno));
 		unlink(tmp);
@@ -316,15 +430,14 @@ static bool same_settings(const struct perf_settings *a,
 			  const struct perf_settings *b)
 {
 	return a->batch == b->batch && a->msgs_per_round == b->msgs_per_round &&
-		a->warmup == b->warmup && a->icount == b->icount &&
-		fabs(a->tolerance - b->tolerance) < 1e-9;
+		a->warmup == b->warmup && a->icount == b->icount;
 }
 
 static void describe(const struct perf_settings *s, char *buf, size_t len)
 {
-	snprintf(buf, len, "batch %u, %u msgs/round, warm-up %u, icount %s, tolerance %g%%",
+	snprintf(buf, len, "batch %u, %u msgs/round, warm-up %u, icount %s",
 		 s->batch, s->msgs_per_round, s->warmup,
-		 s->icount ? "yes" : "no", s->tolerance * 100);
+		 s->icount ? "yes" : "no");
 }
 
 enum perf_match perf_baseline_match(const struct perf_baseline *b,
@@ -374,20 +487,49 @@ const struct perf_entry *perf_baseline_find(const struct perf_baseline *b,
 	return NULL;
 }
 
-int perf_baseline_put(struct perf_baseline *b, const struct perf_entry *e)
+/* The entry's mean, spread and mean times, from its runs. */
+static void summarize(struct perf_entry *e)
 {
-	struct perf_entry *old;
+	double v[PERF_MAX_RUNS];
+	struct perf_summary sum;
+	size_t i;
 
-	if (strchr(e->workload, ' ') || !e->workload[0])
+	for (i = 0; i < e->nr_runs; i++)
+		v[i] = e->runs[i].dgram_ns;
+	perf_summarize(v, e->nr_runs, &sum);
+	e->dgram_ns = sum.mean;
+	for (i = 0; i < e->nr_runs; i++)
+		v[i] = e->runs[i].seqpacket_ns;
+	perf_summarize(v, e->nr_runs, &sum);
+	e->seqpacket_ns = sum.mean;
+	for (i = 0; i < e->nr_runs; i++)
+		v[i] = e->runs[i].ratio;
+	perf_summarize(v, e->nr_runs, &sum);
+	e->ratio = sum.mean;
+	e->spread = sum.cv;
+}
+
+int perf_baseline_add_run(struct perf_baseline *b, const char *workload,
+			  unsigned int msg_size,
+			  const struct perf_run_result *r)
+{
+	struct perf_entry *e;
+
+	if (!workload[0] || strchr(workload, ' ') ||
+	    strlen(workload) >= PERF_NAME_MAX || !(r->ratio > 0))
 		return -EINVAL;
-	old = (struct perf_entry *)perf_baseline_find(b, e->workload,
-						      e->msg_size);
-	if (old) {
-		*old = *e;
-		return 0;
+	e = (struct perf_entry *)perf_baseline_find(b, workload, msg_size);
+	if (!e) {
+		if (b->nr_entries == PERF_MAX_ENTRIES)
+			return -E2BIG;
+		e = &b->entries[b->nr_entries++];
+		memset(e, 0, sizeof(*e));
+		strcpy(e->workload, workload);
+		e->msg_size = msg_size;
 	}
-	if (b->nr_entries == PERF_MAX_ENTRIES)
+	if (e->nr_runs == PERF_MAX_RUNS)
 		return -E2BIG;
-	b->entries[b->nr_entries++] = *e;
+	e->runs[e->nr_runs++] = *r;
+	summarize(e);
 	return 0;
 }

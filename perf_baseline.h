@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The per-machine baseline file of af_unix_send_perf: the dgram/seqpacket
- * ratio of each workload and size, recorded on a kernel known to be good,
- * with everything that must hold for a later run to be compared with it.
+ * ratio of each workload and size in each of several runs recorded on a
+ * kernel known to be good, their mean and spread, with everything that
+ * must hold for a later run to be compared with it.
  *
  * A check against a baseline from another machine or CPU, or recorded
  * with another LSM list or AppArmor state, cannot be judged here: SKIP.
  * One recorded with other settings (batch, messages per round, warm-up,
- * icount, tolerance) is a mistake of whoever runs the check: FAIL, so that
- * it gets fixed rather than skipped for ever.  The kernel release is kept
+ * icount) is a mistake of whoever runs the check: FAIL, so that it gets
+ * fixed rather than skipped for ever.  The kernel release is kept
  * to be printed, never compared: comparing kernels is the point.
  */
 #ifndef _SELFTESTS_APPARMOR_PERF_BASELINE_H
@@ -17,8 +18,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define PERF_BASELINE_VERSION	2
+#define PERF_BASELINE_VERSION	3
 #define PERF_MAX_ENTRIES	64
+#define PERF_MAX_RUNS		32
 #define PERF_NAME_MAX		32
 #define PERF_ID_MAX		128
 #define PERF_LSM_MAX		256
@@ -40,15 +42,25 @@ struct perf_settings {
 	unsigned int msgs_per_round;
 	unsigned int warmup;
 	bool icount;
-	double tolerance;	/* a fraction: 0.05 is 5% */
+};
+
+/* What one run measured of one workload and size. */
+struct perf_run_result {
+	double ratio;
+	double dgram_ns;
+	double seqpacket_ns;
 };
 
 struct perf_entry {
 	char workload[PERF_NAME_MAX];
 	unsigned int msg_size;
-	double ratio;
-	double dgram_ns;
-	double seqpacket_ns;
+	size_t nr_runs;
+	struct perf_run_result runs[PERF_MAX_RUNS];
+	/* of the runs: kept up to date by perf_baseline_add_run() */
+	double ratio;		/* mean ratio */
+	double spread;		/* sample stdev of the ratios / mean; 0 for 1 */
+	double dgram_ns;	/* mean */
+	double seqpacket_ns;	/* mean */
 };
 
 struct perf_baseline {
@@ -85,7 +97,12 @@ enum perf_match perf_baseline_match(const struct perf_baseline *b,
 const struct perf_entry *perf_baseline_find(const struct perf_baseline *b,
 					    const char *workload,
 					    unsigned int msg_size);
-/* Adds @e or replaces the entry of its workload and size. */
-int perf_baseline_put(struct perf_baseline *b, const struct perf_entry *e);
+/*
+ * Adds a run's result to the entry of @workload and @msg_size, creating
+ * it; -E2BIG when the entry holds PERF_MAX_RUNS runs or the table is full.
+ */
+int perf_baseline_add_run(struct perf_baseline *b, const char *workload,
+			  unsigned int msg_size,
+			  const struct perf_run_result *r);
 
 #endif /* _SELFTESTS_APPARMOR_PERF_BASELINE_H */

@@ -2,9 +2,10 @@
 /*
  * Tests of af_unix_send_perf's strict parsing (perf_parse.c) and baseline
  * file (perf_baseline.c): a baseline that is corrupt, truncated, empty,
- * of another format, of another version or unreadable must never load,
- * and each field that must match between a baseline and a run must be
- * compared, with the outcome perf_baseline.h documents.
+ * of another format, of another version, unreadable or whose entries do
+ * not agree with their runs must never load, and each field that must
+ * match between a baseline and a run must be compared, with the outcome
+ * perf_baseline.h documents.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -106,11 +107,18 @@ FIXTURE(baseline) {
 	char err[PERF_ERR_MAX];
 };
 
+/* Three runs of each workload: ratios 1.1874, 1.1877, 1.1880 and so on */
+static const struct perf_run_result runs[][3] = {
+	{ { 1.1874, 2632.0, 2216.6 }, { 1.1877, 2632.6, 2216.5 },
+	  { 1.1880, 2633.2, 2216.4 } },
+	{ { 1.18, 2000, 1700 }, { 1.19, 2010, 1690 }, { 1.17, 1990, 1710 } },
+};
+
 FIXTURE_SETUP(baseline)
 {
-	struct perf_entry e = { "sendmmsg", 128, 1.1877, 2632.6, 2216.4 };
-	struct perf_entry e2 = { "io_uring", 128, 1.18, 2000, 1700 };
+	static const char * const wl[] = { "sendmmsg", "io_uring" };
 	struct perf_baseline *b = &self->b;
+	size_t i, j;
 
 	memset(b, 0, sizeof(*b));
 	snprintf(b->id.machine_id, sizeof(b->id.machine_id),
@@ -124,9 +132,10 @@ FIXTURE_SETUP(baseline)
 	b->set.msgs_per_round = 8192;
 	b->set.warmup = 2;
 	b->set.icount = true;
-	b->set.tolerance = 0.05;
-	ASSERT_EQ(0, perf_baseline_put(b, &e));
-	ASSERT_EQ(0, perf_baseline_put(b, &e2));
+	for (i = 0; i < ARRAY_SIZE(wl); i++)
+		for (j = 0; j < ARRAY_SIZE(runs[i]); j++)
+			ASSERT_EQ(0, perf_baseline_add_run(b, wl[i], 128,
+							   &runs[i][j]));
 	ASSERT_EQ(0, perf_baseline_format(b, self->text, sizeof(self->text)));
 }
 
@@ -167,14 +176,21 @@ TEST_F(baseline, roundtrip_and_match)
 						       self->err, sizeof(self->err)));
 	e = perf_baseline_find(&b, "sendmmsg", 128);
 	ASSERT_NE(NULL, e);
+	EXPECT_EQ(3UL, e->nr_runs);
 	EXPECT_TRUE(NEAR(1.1877, e->ratio, 1e-9));
+	/* the sample stdev of 1.1874, 1.1877, 1.1880 is 0.0003 */
+	EXPECT_TRUE(NEAR(0.0003 / 1.1877, e->spread, 1e-9));
 	EXPECT_TRUE(NEAR(2632.6, e->dgram_ns, 1e-9));
+	EXPECT_TRUE(NEAR(2216.5, e->seqpacket_ns, 1e-9));
+	EXPECT_TRUE(NEAR(1.1880, e->runs[2].ratio, 1e-9));
+	e = perf_baseline_find(&b, "io_uring", 128);
+	ASSERT_NE(NULL, e);
+	EXPECT_TRUE(NEAR(0.01 / 1.18, e->spread, 1e-9));
 	EXPECT_EQ(NULL, perf_baseline_find(&b, "sendmmsg", 256));
 	EXPECT_EQ(NULL, perf_baseline_find(&b, "send", 128));
 	EXPECT_STREQ("7.2.13-amd64", b.sys.kernel);
 	EXPECT_STREQ("capability,landlock,apparmor", b.sys.lsm);
 	EXPECT_TRUE(b.sys.apparmor);
-	EXPECT_TRUE(NEAR(0.05, b.set.tolerance, 1e-12));
 	EXPECT_EQ(2U, b.set.warmup);
 }
 
@@ -233,8 +249,7 @@ TEST_F(baseline, each_key_is_required)
 {
 	static const char * const keys[] = {
 		"machine_id=", "cpu_model=", "kernel=", "lsm=", "apparmor=",
-		"batch=", "msgs_per_round=", "warmup=", "icount=",
-		"tolerance=", "end=",
+		"batch=", "msgs_per_round=", "warmup=", "icount=", "end=",
 	};
 	char orig[8192], want[64];
 	size_t i;
@@ -256,17 +271,27 @@ TEST_F(baseline, bad_values)
 	static const char * const lines[] = {
 		"warmup=abc\n", "warmup=-1\n", "warmup=2x\n", "warmup=1001\n",
 		"batch=0\n", "msgs_per_round=0\n", "icount=maybe\n",
-		"apparmor=1\n", "tolerance=nan\n", "tolerance=0\n",
-		"tolerance=1.5\n", "tolerance=-0.05\n", "tolerance=inf\n",
-		"end=2\n", "lsm=\n", "machine_id=\n",
+		"apparmor=1\n", "end=2\n", "lsm=\n", "machine_id=\n",
+		"tolerance=0.05\n",	/* version 2's, now unknown */
 	};
 	static const char * const entries[] = {
-		"entry=sendmmsg 128 nan 1 1\n", "entry=sendmmsg 128 inf 1 1\n",
-		"entry=sendmmsg 128 1.1\n", "entry=sendmmsg 128 1.1 1 1 extra\n",
-		"entry=sendmmsg 0 1.1 1 1\n", "entry=sendmmsg 128 100 1 1\n",
-		"entry=sendmmsg 128 0 1 1\n", "entry=sendmmsg 128 1.1 -5 1\n",
-		"entry=sendmmsg 128 1.1 1 0\n",
-		"entry=io_uring 128 1.1 1 1\n",	/* duplicate */
+		"entry=sendmmsg 128 nan 0.000253 3\n",
+		"entry=sendmmsg 128 inf 0.000253 3\n",
+		"entry=sendmmsg 128 1.1877\n",
+		"entry=sendmmsg 128 1.1877 0.000253 3 extra\n",
+		"entry=sendmmsg 0 1.1877 0.000253 3\n",
+		"entry=sendmmsg 128 100 0.000253 3\n",
+		"entry=sendmmsg 128 1.1877 -0.1 3\n",
+		"entry=sendmmsg 128 1.1877 0.000253 0\n",
+		"entry=io_uring 128 1.180000 0.008475 3\n",	/* duplicate */
+	};
+	static const char * const bad_runs[] = {
+		"run=sendmmsg 128 nan 2632.0 2216.6\n",
+		"run=sendmmsg 128 1.1874 2632.0\n",
+		"run=sendmmsg 128 1.1874 2632.0 2216.6 extra\n",
+		"run=sendmmsg 0 1.1874 2632.0 2216.6\n",
+		"run=sendmmsg 128 100 2632.0 2216.6\n",
+		"run=sendmmsg 128 1.1874 0 2216.6\n",
 	};
 	char orig[8192], key[32];
 	size_t i;
@@ -276,7 +301,8 @@ TEST_F(baseline, bad_values)
 		snprintf(self->text, sizeof(self->text), "%s", orig);
 		snprintf(key, sizeof(key), "%.*s", (int)strcspn(lines[i], "=") + 1,
 			 lines[i]);
-		edit(self->text, key, lines[i]);
+		edit(self->text, strcmp(key, "tolerance=") ? key : "warmup=",
+		     lines[i]);
 		EXPECT_NE(0, parse(self->text, self->err))
 			TH_LOG("accepted %s", lines[i]);
 	}
@@ -285,12 +311,63 @@ TEST_F(baseline, bad_values)
 		edit(self->text, "entry=sendmmsg", entries[i]);
 		EXPECT_NE(0, parse(self->text, self->err))
 			TH_LOG("accepted %s", entries[i]);
+		EXPECT_NE(NULL, strstr(self->err, " entry")) TH_LOG("%s", self->err);
+	}
+	for (i = 0; i < ARRAY_SIZE(bad_runs); i++) {
+		snprintf(self->text, sizeof(self->text), "%s", orig);
+		edit(self->text, "run=sendmmsg", bad_runs[i]);
+		EXPECT_NE(0, parse(self->text, self->err))
+			TH_LOG("accepted %s", bad_runs[i]);
+		EXPECT_NE(NULL, strstr(self->err, "malformed run"))
+			TH_LOG("%s", self->err);
 	}
 	snprintf(self->text, sizeof(self->text), "%s", orig);
+	while (strstr(self->text, "run="))
+		edit(self->text, "run=", "");
 	edit(self->text, "entry=sendmmsg", "");
 	edit(self->text, "entry=io_uring", "");
 	EXPECT_NE(0, parse(self->text, self->err));
-	EXPECT_NE(NULL, strstr(self->err, "no 'entry' lines"));
+	EXPECT_NE(NULL, strstr(self->err, "no 'run' lines"));
+}
+
+/* An entry that does not say what its runs give was edited: refused. */
+TEST_F(baseline, entries_agree_with_runs)
+{
+	static const char * const claims[] = {
+		"entry=sendmmsg 128 1.190000 0.000253 3\n",	/* ratio */
+		"entry=sendmmsg 128 1.187700 0.000100 3\n",	/* spread */
+		"entry=sendmmsg 128 1.187700 0.000253 2\n",	/* runs */
+	};
+	char orig[8192];
+	size_t i;
+
+	snprintf(orig, sizeof(orig), "%s", self->text);
+	ASSERT_NE(NULL, strstr(orig, "entry=sendmmsg 128 1.187700 0.000253 3\n"))
+		TH_LOG("%s", orig);
+	for (i = 0; i < ARRAY_SIZE(claims); i++) {
+		snprintf(self->text, sizeof(self->text), "%s", orig);
+		edit(self->text, "entry=sendmmsg", claims[i]);
+		EXPECT_NE(0, parse(self->text, self->err))
+			TH_LOG("accepted %s", claims[i]);
+		EXPECT_NE(NULL, strstr(self->err, "its 'run' lines give 1.187700, 0.000253 over 3"))
+			TH_LOG("%s", self->err);
+	}
+	/* a run changed under its entry */
+	snprintf(self->text, sizeof(self->text), "%s", orig);
+	edit(self->text, "run=sendmmsg", "run=sendmmsg 128 1.200000 2632.0 2216.6\n");
+	EXPECT_NE(0, parse(self->text, self->err));
+	EXPECT_NE(NULL, strstr(self->err, "entry sendmmsg 128 says")) TH_LOG("%s", self->err);
+	/* runs without an entry, an entry without runs */
+	snprintf(self->text, sizeof(self->text), "%s", orig);
+	edit(self->text, "entry=sendmmsg", "");
+	EXPECT_NE(0, parse(self->text, self->err));
+	EXPECT_NE(NULL, strstr(self->err, "runs of sendmmsg 128 have no 'entry' line"))
+		TH_LOG("%s", self->err);
+	snprintf(self->text, sizeof(self->text), "%s", orig);
+	edit(self->text, "entry=sendmmsg", "entry=sendmmsg 128 1.187700 0.000253 3\nentry=send 64 1.1 0 1\n");
+	EXPECT_NE(0, parse(self->text, self->err));
+	EXPECT_NE(NULL, strstr(self->err, "entry send 64 has no 'run' lines"))
+		TH_LOG("%s", self->err);
 }
 
 /* Another machine or CPU: cannot be judged here (SKIP). */
@@ -343,7 +420,7 @@ TEST_F(baseline, other_system)
 /* Each setting that must match: FAIL, naming both. */
 TEST_F(baseline, other_settings)
 {
-	struct perf_settings set[6];
+	struct perf_settings set[4];
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(set); i++)
@@ -352,8 +429,6 @@ TEST_F(baseline, other_settings)
 	set[1].msgs_per_round = 65536;
 	set[2].warmup = 3;
 	set[3].icount = false;
-	set[4].tolerance = 1.0;
-	set[5].tolerance = 0.05 + 1e-6;
 	for (i = 0; i < ARRAY_SIZE(set); i++) {
 		EXPECT_EQ(PERF_OTHER_SETTINGS,
 			  (int)perf_baseline_match(&self->b, &self->b.id,
@@ -361,10 +436,10 @@ TEST_F(baseline, other_settings)
 						   self->err, sizeof(self->err)))
 			TH_LOG("setting %zu not compared", i);
 	}
-	perf_baseline_match(&self->b, &self->b.id, &self->b.sys, &set[4],
+	perf_baseline_match(&self->b, &self->b.id, &self->b.sys, &set[2],
 			    self->err, sizeof(self->err));
-	EXPECT_NE(NULL, strstr(self->err, "tolerance 5%")) TH_LOG("%s", self->err);
-	EXPECT_NE(NULL, strstr(self->err, "tolerance 100%"));
+	EXPECT_NE(NULL, strstr(self->err, "warm-up 2,")) TH_LOG("%s", self->err);
+	EXPECT_NE(NULL, strstr(self->err, "warm-up 3,"));
 }
 
 TEST_F(baseline, truncated)
@@ -402,26 +477,61 @@ TEST_F(baseline, junk)
 	EXPECT_NE(0, perf_baseline_parse("no equals sign\n", &b, NULL, 0));
 }
 
-TEST_F(baseline, put_and_bounds)
+TEST_F(baseline, add_run_and_bounds)
 {
-	struct perf_entry e = { "send", 64, 1.1, 1, 1 };
+	struct perf_run_result r = { 1.1, 1, 1 };
+	const struct perf_entry *e;
 	size_t i;
 
-	EXPECT_EQ(0, perf_baseline_put(&self->b, &e));
+	EXPECT_EQ(0, perf_baseline_add_run(&self->b, "send", 64, &r));
 	EXPECT_EQ(3UL, self->b.nr_entries);
-	e.ratio = 1.2;
-	EXPECT_EQ(0, perf_baseline_put(&self->b, &e));
+	e = perf_baseline_find(&self->b, "send", 64);
+	ASSERT_NE(NULL, e);
+	EXPECT_EQ(1UL, e->nr_runs);
+	EXPECT_TRUE(NEAR(0, e->spread, 0));
+	r.ratio = 1.3;
+	EXPECT_EQ(0, perf_baseline_add_run(&self->b, "send", 64, &r));
 	EXPECT_EQ(3UL, self->b.nr_entries);
-	EXPECT_TRUE(NEAR(1.2, perf_baseline_find(&self->b, "send", 64)->ratio, 0));
-	for (i = self->b.nr_entries; i < PERF_MAX_ENTRIES; i++) {
-		e.msg_size = 1000 + i;
-		ASSERT_EQ(0, perf_baseline_put(&self->b, &e));
-	}
-	e.msg_size = 5000;
-	EXPECT_EQ(-E2BIG, perf_baseline_put(&self->b, &e));
+	EXPECT_EQ(2UL, e->nr_runs);
+	EXPECT_TRUE(NEAR(1.2, e->ratio, 1e-12));
+	EXPECT_TRUE(NEAR(sqrt(0.02) / 1.2, e->spread, 1e-12));
+	while (e->nr_runs < PERF_MAX_RUNS)
+		ASSERT_EQ(0, perf_baseline_add_run(&self->b, "send", 64, &r));
+	EXPECT_EQ(-E2BIG, perf_baseline_add_run(&self->b, "send", 64, &r));
+	for (i = self->b.nr_entries; i < PERF_MAX_ENTRIES; i++)
+		ASSERT_EQ(0, perf_baseline_add_run(&self->b, "send", 1000 + i, &r));
+	EXPECT_EQ(-E2BIG, perf_baseline_add_run(&self->b, "send", 5000, &r));
 	EXPECT_EQ((size_t)PERF_MAX_ENTRIES, self->b.nr_entries);
-	snprintf(e.workload, sizeof(e.workload), "two words");
-	EXPECT_EQ(-EINVAL, perf_baseline_put(&self->b, &e));
+	EXPECT_EQ(-EINVAL, perf_baseline_add_run(&self->b, "two words", 64, &r));
+	EXPECT_EQ(-EINVAL, perf_baseline_add_run(&self->b, "", 64, &r));
+	r.ratio = 0;
+	EXPECT_EQ(-EINVAL, perf_baseline_add_run(&self->b, "send", 64, &r));
+}
+
+/* The largest baseline there can be is written and read back whole. */
+TEST_F(baseline, largest_file)
+{
+	char dir[] = "/tmp/perf_baseline_test.XXXXXX", path[64];
+	static struct perf_baseline big, back;
+	struct perf_run_result r = { 9.876543, 123456789.123, 98765432.1 };
+	size_t i, j;
+
+	big = self->b;
+	big.nr_entries = 0;
+	for (i = 0; i < PERF_MAX_ENTRIES; i++)
+		for (j = 0; j < PERF_MAX_RUNS; j++)
+			ASSERT_EQ(0, perf_baseline_add_run(&big, "io_uring",
+							   65536 + i, &r));
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/base", dir);
+	ASSERT_EQ(0, perf_baseline_store(path, &big, self->err,
+					 sizeof(self->err))) TH_LOG("%s", self->err);
+	EXPECT_EQ(0, perf_baseline_load(path, &back, self->err,
+					sizeof(self->err))) TH_LOG("%s", self->err);
+	EXPECT_EQ((size_t)PERF_MAX_ENTRIES, back.nr_entries);
+	EXPECT_EQ((size_t)PERF_MAX_RUNS, back.entries[PERF_MAX_ENTRIES - 1].nr_runs);
+	unlink(path);
+	rmdir(dir);
 }
 
 TEST_HARNESS_MAIN

@@ -96,8 +96,10 @@ void perf_json_open(const char *p, const struct perf_env *env,
 		run->cpu, run->batch, run->msgs);
 	fprintf(out, ", \"rounds\": %u, \"max_rounds\": %u, \"warmup\": %u",
 		run->rounds, run->max_rounds, run->warmup);
-	fprintf(out, ",\n  \"budget_s\": %g, \"tolerance\": %g, \"clock_gettime_ns\": %.2f",
-		run->budget_s, run->tolerance, env->clock_ns);
+	fprintf(out, ",\n  \"budget_s\": %g", run->budget_s);
+	/* null: each verdict's from its baseline entry */
+	key_num(out, "tolerance", run->tolerance);
+	key_num(out, "clock_gettime_ns", env->clock_ns);
 	fprintf(out, ",\n  \"series\": [");
 }
 
@@ -164,6 +166,9 @@ void perf_json_verdict(const struct perf_json_verdict *v)
 	key_num(f, "tolerance", v->tolerance);
 	key_num(f, "baseline_ratio", v->baseline_ratio);
 	key_num(f, "limit", v->limit);
+	key_num(f, "catches", v->catches);
+	fprintf(f, ", \"baseline_runs\": %zu", v->baseline_runs);
+	key_num(f, "baseline_spread", v->baseline_spread);
 	key_num(f, "ratio", v->ratio ? v->ratio->mean : NAN);
 	key_num(f, "ratio_lo", v->ratio ? v->ratio->lo : NAN);
 	key_num(f, "ratio_hi", v->ratio ? v->ratio->hi : NAN);

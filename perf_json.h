@@ -25,7 +25,7 @@ struct perf_run {
 	unsigned int max_rounds;
 	unsigned int warmup;
 	double budget_s;
-	double tolerance;
+	double tolerance;	/* NAN: from the baseline */
 };
 
 /* One socket type of a measured series. */
@@ -49,6 +49,9 @@ struct perf_json_verdict {
 	double tolerance;
 	double baseline_ratio;	/* NAN when there is none */
 	double limit;
+	double catches;		/* the smallest regression FAILed with 95% power */
+	size_t baseline_runs;
+	double baseline_spread;
 	const struct perf_ci *ratio;	/* NULL when nothing was measured */
 	double extra_s;		/* time spent measuring to decide */
 };

@@ -34,6 +34,8 @@ struct perf_ci {
 int perf_summarize(const double *v, size_t n, struct perf_summary *s);
 /* 0.975 quantile of Student's t with @df degrees of freedom; NAN for 0. */
 double perf_t975(size_t df);
+/* 0.99 quantile of Student's t, the one-sided 99% bound; NAN for 0. */
+double perf_t99(size_t df);
 /* 2 to PERF_MAX_ROUNDS values; -EINVAL otherwise. */
 int perf_mean_ci(const double *v, size_t n, struct perf_ci *ci);
 /* out[i] = num[i] / den[i]; -EINVAL unless every den[i] > 0. */

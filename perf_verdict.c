@@ -29,6 +29,27 @@ bool perf_precise(const struct perf_ci *ci, double tol)
 	return ci->half <= ci->mean * tol / 4;
 }
 
+int perf_tolerance(size_t runs, double spread, double *tol)
+{
+	if (runs < PERF_MIN_RUNS || !(spread >= 0))
+		return -EINVAL;
+	*tol = perf_t99(runs - 1) * sqrt(1 + 1.0 / runs) * spread;
+	if (*tol > PERF_TOL_CAP)
+		return -ERANGE;
+	*tol = fmax(*tol, PERF_TOL_FLOOR);
+	return 0;
+}
+
+/* 95th percentile of the standard normal: one-sided power 95% */
+#define Z95	1.644854
+
+double perf_mde(double tol, size_t runs, double spread, double half)
+{
+	if (runs < 2 || !(spread >= 0))
+		return NAN;
+	return tol + Z95 * sqrt(1 + 1.0 / runs) * spread + half;
+}
+
 bool perf_more(bool done, size_t n, double elapsed_s,
 	       const struct perf_budget *b)
 {
