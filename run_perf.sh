@@ -3,7 +3,14 @@
 #
 # Maintainer front end for af_unix_send_perf; timing needs a quiet machine.
 #
-#   run_perf.sh record [-- BENCH_ARGS]   measure, store this machine's baseline
+#   run_perf.sh record [-n RUNS] [-- BENCH_ARGS]
+#       measure RUNS runs (default 20), each in a process of its own, and
+#       store them as this machine's baseline: later checks take their
+#       tolerance from how far the runs spread
+#   run_perf.sh vm-record [-n RUNS] [-o DIR] KERNEL [-- BENCH_ARGS]
+#       the same in RUNS fresh boots of KERNEL (default 3) with
+#       ./vmtest.sh --icount, one run each; writes DIR/baseline, for
+#       "af_unix_send_perf --baseline" in guests of ./vmtest.sh --icount
 #   run_perf.sh check  [-- BENCH_ARGS]   measure, compare with the baseline
 #   run_perf.sh sweep  [-- BENCH_ARGS]
 #       unconfined sends of 64, 128, 256, 512 and 1024 B, the range of the
@@ -28,7 +35,7 @@
 #
 # Exit status: kselftest codes (4 = skip) for record/check, perf_report's
 # for compare, report and vm-aba (0 ok, 1 regression, 2 bad input or a
-# failed boot).
+# failed boot); vm-record: the last run's, 2 for a failed boot.
 # perf_report: $PERF_REPORT, else perf_report.py next to this script
 # (needs python3).
 set -euo pipefail
@@ -37,7 +44,7 @@ dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 readonly dir
 
 usage() {
-	sed -n '4,33s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
+	sed -n '4,42s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
 }
 
 need() {
@@ -81,6 +88,116 @@ json_summary() {
 		join("; ")' "$1" 2>/dev/null || echo "(unreadable result)"
 }
 
+# kernel_args KERNEL CMDLINE: sets kern, vmtest.sh's arguments for them.
+kernel_args() {
+	case $1 in
+	debian:*) kern=(-d "${1#debian:}") ;;
+	*) kern=(-k "$1") ;;
+	esac
+	[ -z "$2" ] || kern+=(-a "$2")
+}
+
+# need_kernel KERNEL: a bzImage that exists, or debian:SUITE.
+need_kernel() {
+	case $1 in
+	debian:?*) ;;
+	*)
+		if [ ! -f "$1" ]; then
+			echo "run_perf.sh: no such kernel image: $1" >&2
+			exit 2
+		fi
+		;;
+	esac
+}
+
+# need_vmtest: vm-aba and vm-record boot guests with vmtest.sh.
+need_vmtest() {
+	if [ ! -x "$dir/vmtest.sh" ]; then
+		echo "run_perf.sh: $1 needs vmtest.sh next to $0" \
+			"(run it from the source directory)" >&2
+		exit 2
+	fi
+}
+
+# record RUNS BENCH_ARGS...: RUNS processes, the first starting the
+# baseline, each other adding its run; stops at the first that does not
+# pass.
+record() {
+	local n=$1 i mode rc=0
+
+	shift
+	for ((i = 1; i <= n && rc == 0; i++)); do
+		mode=--add-run
+		[ "$i" -gt 1 ] || mode=--record
+		echo "run_perf.sh: run $i of $n" >&2
+		"$dir/af_unix_send_perf" --variants unconfined "$mode" \
+			--runs "$n" "$@" || rc=$?
+	done
+	exit "$rc"
+}
+
+# vm_record [-n RUNS] [-o DIR] KERNEL [-- BENCH_ARGS]: record in fresh
+# boots, one after the other, each handed the baseline so far.
+vm_record() {
+	local n=3 out="" k i mode rc opt prev
+	local -a args=() kern
+
+	OPTIND=1
+	while getopts "n:o:" opt; do
+		case $opt in
+		n) n=$OPTARG ;;
+		o) out=$OPTARG ;;
+		*) usage >&2; exit 2 ;;
+		esac
+	done
+	shift $((OPTIND - 1))
+	if [ $# -lt 1 ] || ! [[ $n =~ ^[1-9][0-9]*$ ]] ||
+		{ [ $# -gt 1 ] && [ "$2" != -- ]; }; then
+		usage >&2
+		exit 2
+	fi
+	k=$1
+	shift
+	[ $# -eq 0 ] || shift
+	args=("$@")
+	need_vmtest vm-record
+	need_kernel "$k"
+	kernel_args "$k" ""
+	[ -n "$out" ] || out=$(mktemp -d /tmp/aa_send_perf_record.XXXXXX)
+	mkdir -p "$out"
+	prev=""
+	for ((i = 1; i <= n; i++)); do
+		mode=--add-run
+		[ "$i" -gt 1 ] || mode=--record
+		rm -rf "${out:?}/$i"
+		mkdir -p "$out/$i"
+		echo "run_perf.sh: boot $i of $n: $k" >&2
+		rc=0
+		# shellcheck disable=SC2016 # expanded by the guest's shell
+		"$dir/vmtest.sh" "${kern[@]}" --icount -o "$out/$i" -- bash -c '
+			[ -z "$1" ] || printf "%s\n" "$1" >/tmp/base
+			shift
+			rc=0
+			./af_unix_send_perf --variants unconfined --baseline /tmp/base \
+				--json /output/result.json "$@" || rc=$?
+			cp /tmp/base /output/baseline 2>/dev/null
+			exit "$rc"' bash "$prev" "$mode" --runs "$n" "${args[@]}" \
+			>"$out/$i.log" 2>&1 || rc=$?
+		grep -E '^(not )?ok [0-9]+ .*vs baseline' "$out/$i.log" >&2 || true
+		if [ ! -s "$out/$i/baseline" ] || [ "$rc" -ge 124 ] ||
+			{ [ "$rc" -ne 0 ] && [ "$i" -lt "$n" ]; }; then
+			tail -n 20 "$out/$i.log" >&2
+			echo "run_perf.sh: boot $i ($k) failed (vmtest.sh exit" \
+				"status $rc); log: $out/$i.log" >&2
+			exit 2
+		fi
+		prev=$(cat "$out/$i/baseline")
+	done
+	cp "$out/$n/baseline" "$out/baseline"
+	echo "run_perf.sh: baseline of $n boots in $out/baseline" >&2
+	exit "$rc"
+}
+
 # boot I KERNEL CMDLINE OUT BENCH_ARGS...: boot I of an A/B/A, its
 # result in OUT/I.
 boot() {
@@ -88,11 +205,7 @@ boot() {
 	local -a kern
 
 	shift 4
-	case $k in
-	debian:*) kern=(-d "${k#debian:}") ;;
-	*) kern=(-k "$k") ;;
-	esac
-	[ -z "$cmdline" ] || kern+=(-a "$cmdline")
+	kernel_args "$k" "$cmdline"
 	rm -rf "${out:?}/$i"
 	mkdir -p "$out/$i"
 	case $k in
@@ -145,21 +258,9 @@ vm_aba() {
 		shift
 		args=("$@")
 	fi
-	if [ ! -x "$dir/vmtest.sh" ]; then
-		echo "run_perf.sh: vm-aba needs vmtest.sh next to $0" \
-			"(run it from the source directory)" >&2
-		exit 2
-	fi
+	need_vmtest vm-aba
 	for k in "${names[@]:0:2}"; do
-		case $k in
-		debian:?*) ;;
-		*)
-			if [ ! -f "$k" ]; then
-				echo "run_perf.sh: no such kernel image: $k" >&2
-				exit 2
-			fi
-			;;
-		esac
+		need_kernel "$k"
 	done
 	find_report
 	[ -n "$out" ] || out=$(mktemp -d /tmp/aa_send_perf_aba.XXXXXX)
@@ -223,9 +324,16 @@ fi
 case $cmd in
 record)
 	need af_unix_send_perf
+	runs=20
+	if [ "${1:-}" = -n ]; then
+		runs=${2:-}
+		shift 2 || { usage >&2; exit 2; }
+	fi
 	mapfile -d '' -t args < <(bench_args "$@")
-	exec "$dir/af_unix_send_perf" --variants unconfined --record \
-		"${args[@]}"
+	record "$runs" "${args[@]}"
+	;;
+vm-record)
+	vm_record "$@"
 	;;
 check)
 	need af_unix_send_perf
