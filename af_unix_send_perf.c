@@ -626,7 +626,7 @@ static void __printf(4, 5) verdict(struct perf_json_verdict *jv, int code,
 }
 
 /* "catches >= +X%" of a verdict line, from perf_mde(). */
-static const char *catches(double mde, char *buf, size_t len)
+static const char *mde_text(double mde, char *buf, size_t len)
 {
 	if (isnan(mde))
 		snprintf(buf, len, "catches: unknown, the baseline has one run");
@@ -687,7 +687,7 @@ static void record_entry(const char *tag, int wl, unsigned int size,
 	jv->catches = perf_mde(tol, e->nr_runs, e->spread,
 			       st->ratio.half / e->ratio);
 	verdict(jv, KSFT_PASS, tag, "%s; tolerance %.2f%%, %s", what,
-		tol * 100, catches(jv->catches, buf, sizeof(buf)));
+		tol * 100, mde_text(jv->catches, buf, sizeof(buf)));
 }
 
 /* The verdict of an unconfined series against the baseline. */
@@ -770,7 +770,7 @@ static void check_baseline(int wl, unsigned int size, bool usable,
 	}
 	jv.limit = d.limit;
 	jv.catches = perf_mde(tol, e->nr_runs, e->spread, d.ci.half / e->ratio);
-	catches(jv.catches, buf, sizeof(buf));
+	mde_text(jv.catches, buf, sizeof(buf));
 	ksft_print_msg(
 		"%s: ratio %.4f [%.4f, %.4f] over %zu rounds (%.1f s past the first %u), baseline %.4f over %zu runs spreading %.3f%%, tolerance %.2f%%%s, limit %.4f; dgram %.1f ns/msg (baseline %.1f)\n",
 		tag, d.ci.mean, d.ci.lo, d.ci.hi, r->n, r->extra_s,

@@ -524,7 +524,7 @@ int perf_baseline_add_run(struct perf_baseline *b, const char *workload,
 			return -E2BIG;
 		e = &b->entries[b->nr_entries++];
 		memset(e, 0, sizeof(*e));
-		strcpy(e->workload, workload);
+		memcpy(e->workload, workload, strlen(workload) + 1);
 		e->msg_size = msg_size;
 	}
 	if (e->nr_runs == PERF_MAX_RUNS)

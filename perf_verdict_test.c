@@ -346,14 +346,18 @@ static void sim_table(struct __test_metadata *_metadata, size_t runs,
 	for (c = 0; c < ARRAY_SIZE(sim_cvs); c++) {
 		sim_rows(runs, fixed_tol, sim_cvs[c], row);
 		for (e = 0; e < NR_EFFECTS; e++) {
-			/* "nan%": no baseline to judge with */
-			printf("# %5.1f%% %+6.0f%% %6.1f%% %6.1f%% %6.1f%% %8.2f%% %+7.2f%% %5.1f%%\n",
+			printf("# %5.1f%% %+6.0f%% %6.1f%% %6.1f%% %6.1f%% ",
 			       sim_cvs[c] * 100, sim_effects[e] * 100,
 			       pct(row[e].tally[PERF_FAIL]),
 			       pct(row[e].tally[PERF_PASS]),
-			       pct(row[e].tally[PERF_UNDECIDED]),
-			       row[e].tol * 100, row[e].mde * 100,
-			       pct(row[e].noisy));
+			       pct(row[e].tally[PERF_UNDECIDED]));
+			/* none recorded: no tolerance, nothing caught */
+			if (isnan(row[e].tol))
+				printf("%9s %8s", "-", "-");
+			else
+				printf("%8.2f%% %+7.2f%%", row[e].tol * 100,
+				       row[e].mde * 100);
+			printf(" %5.1f%%\n", pct(row[e].noisy));
 			if (check)
 				check(_metadata, sim_cvs[c], sim_effects[e],
 				      &row[e]);
