@@ -108,10 +108,11 @@ static void print_usage(FILE *f)
 		"  --tolerance PCT    allowed ratio excess over the baseline, (0,100]\n"
 		"                     (default: from the spread of the baseline's runs,\n"
 		"                     %g..%g)\n"
-		"  --record           measure a run, start a new baseline with it\n"
-		"  --add-run          measure a run, add it to the baseline\n"
-		"  --runs N           runs a baseline is judged complete at, %d..%d\n"
-		"                     (default %d; run_perf.sh record takes them)\n"
+		"  --record           measure --runs runs, each in a process of its own,\n"
+		"                     and store them as a new baseline\n"
+		"  --add-run          measure one run, add it to the baseline (or start one)\n"
+		"  --runs N           runs of a baseline, %d..%d (default %d): --record\n"
+		"                     measures them, --add-run judges it complete at them\n"
 		"Bad options exit 1 (KSFT_FAIL).\n",
 		WL_MIN_SIZE, WL_MAX_SIZE, WL_MAX_BATCH, PERF_MAX_ROUNDS,
 		PERF_DEFAULT_ROUNDS, PERF_DEFAULT_MAX_ROUNDS,
@@ -310,9 +311,13 @@ static void pin_cpu(void)
 
 /* --- measuring ----------------------------------------------------------- */
 
-/* What a series measures until: nothing more, a verdict, or a baseline. */
+/*
+ * What a series measures until: --rounds, or a verdict.  A recorded run
+ * measures --rounds, as a check does before it is decided: the spread of
+ * the runs is that of a check's first look.
+ */
 struct goal {
-	enum { GOAL_NONE, GOAL_DECIDE, GOAL_RECORD } kind;
+	enum { GOAL_NONE, GOAL_DECIDE } kind;
 	double base;
 	double tol;
 };
@@ -338,10 +343,6 @@ static bool goal_met(const struct goal *g, const struct series *r)
 	case GOAL_DECIDE:
 		return !perf_decide(r->ratios, r->n, g->base, g->tol, &d) &&
 			d.verdict != PERF_UNDECIDED;
-	case GOAL_RECORD:
-		/* the spread of the runs covers what this run leaves open */
-		return !perf_decide(r->ratios, r->n, 1, PERF_TOL_FLOOR, &d) &&
-			perf_precise(&d.ci, PERF_TOL_FLOOR);
 	default:
 		return true;
 	}
@@ -499,6 +500,9 @@ static struct {
 	enum { B_OK, B_MISSING, B_SKIP, B_FAIL, B_RECORD } state;
 	char msg[4096 + PERF_ERR_MAX + 8];
 	bool record_failed;
+	/* --record: the runs of the series being recorded */
+	size_t nr_runs;
+	struct perf_run_result runs[PERF_MAX_RUNS];
 } base;
 
 static struct perf_settings cur_settings(void)
@@ -510,7 +514,10 @@ static struct perf_settings cur_settings(void)
 	return s;
 }
 
-/* A baseline to add a run to must be of this machine, kernel, settings. */
+/*
+ * A baseline to add a run to must be of this machine, kernel and
+ * settings; where there is none, the run starts one.
+ */
 static void add_to(const struct perf_settings *set)
 {
 	char err[PERF_ERR_MAX];
@@ -524,11 +531,7 @@ static void add_to(const struct perf_settings *set)
 		snprintf(base.msg, sizeof(base.msg),
 			 "%s: recorded on kernel %s, this is %s: add runs on the kernel it was started on",
 			 o.baseline, base.b.sys.kernel, env.uts.release);
-	else if (base.state == B_MISSING)
-		snprintf(base.msg, sizeof(base.msg),
-			 "%s does not exist: start a baseline with --record",
-			 o.baseline);
-	else if (base.state == B_OK)
+	else if (base.state == B_OK || base.state == B_MISSING)
 		base.state = B_RECORD;
 	if (base.state != B_RECORD)
 		base.state = B_FAIL;
@@ -545,25 +548,27 @@ static void load_baseline(void)
 			 BASELINE_DIR "/af_unix_send_perf.%s.baseline",
 			 env.id.machine_id);
 	ksft_print_msg("baseline: %s\n", o.baseline);
-	if (o.record == REC_NEW) {
-		base.state = B_RECORD;
-		base.b.id = env.id;
-		base.b.sys = env.sys;
-		base.b.set = set;
+	if (o.record)
 		ksft_print_msg(
 			"recording on kernel %s: a baseline recorded on a regressed kernel accepts that regression, so record on one known to be good\n",
 			env.uts.release);
-		return;
-	}
-	ret = perf_baseline_load(o.baseline, &base.b, base.msg, sizeof(base.msg));
+	ret = o.record == REC_NEW ? -ENOENT :
+		perf_baseline_load(o.baseline, &base.b, base.msg,
+				   sizeof(base.msg));
 	base.state = ret == -ENOENT ? B_MISSING : ret ? B_FAIL : B_OK;
 	if (!ret)
 		ksft_print_msg("baseline recorded on kernel %s\n",
 			       base.b.sys.kernel);
-	if (o.record == REC_ADD) {
+	if (o.record)
 		add_to(&set);
-		return;
+	if (base.state == B_RECORD && ret) {
+		memset(&base.b, 0, sizeof(base.b));
+		base.b.id = env.id;
+		base.b.sys = env.sys;
+		base.b.set = set;
 	}
+	if (o.record)
+		return;
 	if (ret)
 		return;
 	switch (perf_baseline_match(&base.b, &env.id, &env.sys, &set, err,
@@ -599,8 +604,6 @@ static struct goal series_goal(int wl, unsigned int size)
 	const struct perf_entry *e;
 	struct goal g = { GOAL_NONE, 0, 0 };
 
-	if (base.state == B_RECORD && env.sys.apparmor)
-		g.kind = GOAL_RECORD;
 	e = base.state == B_OK ? perf_baseline_find(&base.b, wl_names[wl], size) :
 		NULL;
 	if (e && !entry_tolerance(e, &g.tol)) {
@@ -635,16 +638,28 @@ static const char *mde_text(double mde, char *buf, size_t len)
 	return buf;
 }
 
+/* The runs of this series, as --record or --add-run measured them. */
+static size_t series_runs(const struct stats *st, struct perf_run_result *runs)
+{
+	if (o.record == REC_NEW) {
+		memcpy(runs, base.runs, base.nr_runs * sizeof(*runs));
+		return base.nr_runs;
+	}
+	runs[0] = (struct perf_run_result) {
+		st->ratio.mean, st->sum[S_DGRAM].mean,
+		st->sum[S_SEQPACKET].mean,
+	};
+	return 1;
+}
+
 static void record_entry(const char *tag, int wl, unsigned int size,
 			 const struct series *r, const struct stats *st,
 			 struct perf_json_verdict *jv)
 {
-	const struct perf_run_result run = {
-		st->ratio.mean, st->sum[S_DGRAM].mean,
-		st->sum[S_SEQPACKET].mean,
-	};
+	struct perf_run_result runs[PERF_MAX_RUNS];
 	const struct perf_entry *e;
 	char what[384], buf[64];
+	size_t i, n;
 	double tol;
 	int ret;
 
@@ -655,22 +670,31 @@ static void record_entry(const char *tag, int wl, unsigned int size,
 			"AppArmor is not enabled: there is no hook to record");
 		return;
 	}
-	if (perf_baseline_add_run(&base.b, wl_names[wl], size, &run)) {
-		base.record_failed = true;
-		verdict(jv, KSFT_FAIL, tag,
-			"baseline full: %d runs of an entry, %d entries at most",
-			PERF_MAX_RUNS, PERF_MAX_ENTRIES);
-		return;
+	n = series_runs(st, runs);
+	for (i = 0; i < n; i++) {
+		if (perf_baseline_add_run(&base.b, wl_names[wl], size,
+					  &runs[i])) {
+			base.record_failed = true;
+			verdict(jv, KSFT_FAIL, tag,
+				"baseline full: %d runs of an entry, %d entries at most",
+				PERF_MAX_RUNS, PERF_MAX_ENTRIES);
+			return;
+		}
 	}
 	e = perf_baseline_find(&base.b, wl_names[wl], size);
 	jv->verdict = "recorded";
 	jv->baseline_ratio = e->ratio;
 	jv->baseline_runs = e->nr_runs;
 	jv->baseline_spread = e->spread;
-	snprintf(what, sizeof(what),
-		 "run %zu recorded, ratio %.4f [%.4f, %.4f] after %zu rounds; baseline %.4f over %zu runs, spread %.3f%%",
-		 e->nr_runs, st->ratio.mean, st->ratio.lo, st->ratio.hi, r->n,
-		 e->ratio, e->nr_runs, e->spread * 100);
+	if (o.record == REC_NEW)
+		snprintf(what, sizeof(what),
+			 "%zu runs recorded, each a process of its own: ratio %.4f, spread %.3f%%",
+			 e->nr_runs, e->ratio, e->spread * 100);
+	else
+		snprintf(what, sizeof(what),
+			 "run %zu recorded, ratio %.4f [%.4f, %.4f] after %zu rounds; baseline %.4f over %zu runs, spread %.3f%%",
+			 e->nr_runs, st->ratio.mean, st->ratio.lo, st->ratio.hi,
+			 r->n, e->ratio, e->nr_runs, e->spread * 100);
 	if (e->nr_runs < o.runs) {
 		verdict(jv, KSFT_PASS, tag, "%s; complete at %u runs", what,
 			o.runs);
@@ -860,8 +884,13 @@ static const char *variant_setup(int v, char *reason, size_t rlen)
 	return NULL;
 }
 
-/* The sockets must be created confined to carry the profile's label. */
-static void run_confined(int wl, unsigned int size, struct series *shared)
+/*
+ * A series in a child process: confined to @prof, whose label the sockets
+ * must be created under to carry it, or unconfined (NULL) for a recorded
+ * run of its own.
+ */
+static void run_in_child(int wl, unsigned int size, const char *prof,
+			 struct series *shared)
 {
 	const struct goal none = { GOAL_NONE, 0, 0 };
 	char label[256];
@@ -870,7 +899,7 @@ static void run_confined(int wl, unsigned int size, struct series *shared)
 
 	memset(shared, 0, sizeof(*shared));
 	shared->status = KSFT_FAIL;
-	snprintf(shared->reason, sizeof(shared->reason), "confined child gave no result");
+	snprintf(shared->reason, sizeof(shared->reason), "child gave no result");
 	pid = fork();
 	if (pid < 0) {
 		snprintf(shared->reason, sizeof(shared->reason), "fork: %s",
@@ -878,13 +907,13 @@ static void run_confined(int wl, unsigned int size, struct series *shared)
 		return;
 	}
 	if (pid == 0) {
-		ret = aa_confine(profile);
+		ret = prof ? aa_confine(prof) : 0;
 		if (ret) {
 			snprintf(shared->reason, sizeof(shared->reason),
-				 "changeprofile %s: %s", profile, strerror(-ret));
+				 "changeprofile %s: %s", prof, strerror(-ret));
 			_exit(0);
 		}
-		if (aa_check_label(profile, false)) {
+		if (prof && aa_check_label(prof, false)) {
 			aa_task_label(label, sizeof(label));
 			snprintf(shared->reason, sizeof(shared->reason),
 				 "label after changeprofile is '%.200s'", label);
@@ -897,8 +926,43 @@ static void run_confined(int wl, unsigned int size, struct series *shared)
 	    WEXITSTATUS(status)) {
 		shared->status = KSFT_FAIL;
 		snprintf(shared->reason, sizeof(shared->reason),
-			 "confined child died (status %#x)", (unsigned int)status);
+			 "child died (status %#x)", (unsigned int)status);
 	}
+}
+
+/*
+ * --record: --runs runs of the series, each a process of its own, into
+ * base.runs; @shared is left holding the last, with the messages of all
+ * counted, or the first that failed.
+ */
+static void record_runs(int wl, unsigned int size, struct series *shared)
+{
+	struct wl_count total[NR_S] = { { 0 } };
+	struct perf_summary d, q;
+	struct perf_ci ci;
+	unsigned int i;
+	int s;
+
+	for (base.nr_runs = 0, i = 0; i < o.runs; i++) {
+		run_in_child(wl, size, NULL, shared);
+		for (s = 0; s < NR_S; s++) {
+			total[s].validated += shared->cnt[s].validated;
+			total[s].failures += shared->cnt[s].failures;
+		}
+		if (shared->status != KSFT_PASS || shared->cnt[0].failures ||
+		    shared->cnt[1].failures ||
+		    perf_mean_ci(shared->ratios, shared->n, &ci))
+			return;
+		perf_summarize(shared->ns[S_DGRAM], shared->n, &d);
+		perf_summarize(shared->ns[S_SEQPACKET], shared->n, &q);
+		base.runs[base.nr_runs++] = (struct perf_run_result) {
+			ci.mean, d.mean, q.mean,
+		};
+		ksft_print_msg("%s %uB run %u of %u: ratio %.4f [%.4f, %.4f], dgram %.1f seqpacket %.1f ns/msg\n",
+			       wl_names[wl], size, i + 1, o.runs, ci.mean,
+			       ci.lo, ci.hi, d.mean, q.mean);
+	}
+	memcpy(shared->cnt, total, sizeof(total));
 }
 
 /* --- main ---------------------------------------------------------------- */
@@ -928,11 +992,14 @@ static void run_variant(int v, struct series *shared)
 				report_series(v, wl, size, shared, &st);
 				continue;
 			}
-			if (v == V_UNCONFINED) {
+			if (v != V_UNCONFINED) {
+				run_in_child(wl, size, profile, shared);
+			} else if (o.record == REC_NEW && env.sys.apparmor &&
+				   base.state == B_RECORD) {
+				record_runs(wl, size, shared);
+			} else {
 				g = series_goal(wl, size);
 				run_series(wl, size, &g, shared);
-			} else {
-				run_confined(wl, size, shared);
 			}
 			usable = report_series(v, wl, size, shared, &st);
 			if (v == V_UNCONFINED)

@@ -24,11 +24,6 @@ int perf_decide(const double *ratios, size_t n, double base, double tol,
 	return 0;
 }
 
-bool perf_precise(const struct perf_ci *ci, double tol)
-{
-	return ci->half <= ci->mean * tol / 4;
-}
-
 int perf_tolerance(size_t runs, double spread, double *tol)
 {
 	if (runs < PERF_MIN_RUNS || !(spread >= 0))

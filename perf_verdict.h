@@ -75,12 +75,6 @@ struct perf_budget {
 int perf_decide(const double *ratios, size_t n, double base, double tol,
 		struct perf_decision *d);
 /*
- * Whether a ratio is known well enough: its 95% interval half width within
- * a quarter of @tol.  A recorded run measures until its ratio is known to
- * a quarter of the floor, or its budget is spent.
- */
-bool perf_precise(const struct perf_ci *ci, double tol);
-/*
  * The default tolerance of a baseline of @runs runs whose ratios spread
  * @spread (sample standard deviation over their mean): -EINVAL below
  * PERF_MIN_RUNS, -ERANGE above PERF_TOL_CAP (*tol says how far).

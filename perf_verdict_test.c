@@ -163,15 +163,9 @@ TEST(verdict_known_answers)
 	EXPECT_STREQ("undecided", perf_verdict_name(PERF_UNDECIDED));
 }
 
-TEST(precise_and_budget)
+TEST(budget)
 {
-	struct perf_ci ci = { .n = 10, .mean = 2.0, .half = 0.025 };
 	const struct perf_budget b = { 20, 1.5 };
-
-	/* a quarter of 5% of 2.0 is 0.025 */
-	EXPECT_TRUE(perf_precise(&ci, 0.05));
-	ci.half = 0.025 + 1e-9;
-	EXPECT_FALSE(perf_precise(&ci, 0.05));
 
 	EXPECT_TRUE(perf_more(false, 19, 1.4, &b));
 	EXPECT_FALSE(perf_more(true, 10, 0, &b));

@@ -119,27 +119,10 @@ need_vmtest() {
 	fi
 }
 
-# record RUNS BENCH_ARGS...: RUNS processes, the first starting the
-# baseline, each other adding its run; stops at the first that does not
-# pass.
-record() {
-	local n=$1 i mode rc=0
-
-	shift
-	for ((i = 1; i <= n && rc == 0; i++)); do
-		mode=--add-run
-		[ "$i" -gt 1 ] || mode=--record
-		echo "run_perf.sh: run $i of $n" >&2
-		"$dir/af_unix_send_perf" --variants unconfined "$mode" \
-			--runs "$n" "$@" || rc=$?
-	done
-	exit "$rc"
-}
-
 # vm_record [-n RUNS] [-o DIR] KERNEL [-- BENCH_ARGS]: record in fresh
 # boots, one after the other, each handed the baseline so far.
 vm_record() {
-	local n=3 out="" k i mode rc opt prev
+	local n=3 out="" k i rc opt prev
 	local -a args=() kern
 
 	OPTIND=1
@@ -167,8 +150,6 @@ vm_record() {
 	mkdir -p "$out"
 	prev=""
 	for ((i = 1; i <= n; i++)); do
-		mode=--add-run
-		[ "$i" -gt 1 ] || mode=--record
 		rm -rf "${out:?}/$i"
 		mkdir -p "$out/$i"
 		echo "run_perf.sh: boot $i of $n: $k" >&2
@@ -181,7 +162,7 @@ vm_record() {
 			./af_unix_send_perf --variants unconfined --baseline /tmp/base \
 				--json /output/result.json "$@" || rc=$?
 			cp /tmp/base /output/baseline 2>/dev/null
-			exit "$rc"' bash "$prev" "$mode" --runs "$n" "${args[@]}" \
+			exit "$rc"' bash "$prev" --add-run --runs "$n" "${args[@]}" \
 			>"$out/$i.log" 2>&1 || rc=$?
 		grep -E '^(not )?ok [0-9]+ .*vs baseline' "$out/$i.log" >&2 || true
 		if [ ! -s "$out/$i/baseline" ] || [ "$rc" -ge 124 ] ||
@@ -330,7 +311,8 @@ record)
 		shift 2 || { usage >&2; exit 2; }
 	fi
 	mapfile -d '' -t args < <(bench_args "$@")
-	record "$runs" "${args[@]}"
+	exec "$dir/af_unix_send_perf" --variants unconfined --record \
+		--runs "$runs" "${args[@]}"
 	;;
 vm-record)
 	vm_record "$@"
