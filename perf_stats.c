@@ -11,10 +11,6 @@
 
 #include "perf_stats.h"
 
-#ifndef ARRAY_SIZE
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-#endif
-
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -47,42 +43,46 @@ int perf_summarize(const double *v, size_t n, struct perf_summary *s)
 }
 
 /*
- * Beyond the tables' 30 degrees of freedom, the Cornish-Fisher expansion
- * of Student's t around the normal quantile @z, within 1e-3 of the exact
- * value there and better beyond.
+ * A quantile of Student's t from @tab, its values for 1 to T_TAB degrees
+ * of freedom, then the Cornish-Fisher expansion around the normal
+ * quantile @z, within 1e-3 of the exact value there and better beyond.
  */
-static double t_expansion(double z, double d)
+#define T_TAB	30
+
+static double t_quantile(const double tab[T_TAB], double z, size_t df)
 {
+	double d = df;
+
+	if (!df)
+		return NAN;
+	if (df <= T_TAB)
+		return tab[df - 1];
 	return z + (z * z * z + z) / (4 * d) +
 		(5 * pow(z, 5) + 16 * z * z * z + 3 * z) / (96 * d * d);
 }
 
 double perf_t975(size_t df)
 {
-	static const double tab[] = {
+	static const double tab[T_TAB] = {
 		12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306,
 		2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131, 2.120,
 		2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
 		2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
 	};
 
-	if (!df)
-		return NAN;
-	return df <= ARRAY_SIZE(tab) ? tab[df - 1] : t_expansion(1.959964, df);
+	return t_quantile(tab, 1.959964, df);
 }
 
 double perf_t99(size_t df)
 {
-	static const double tab[] = {
+	static const double tab[T_TAB] = {
 		31.821, 6.965, 4.541, 3.747, 3.365, 3.143, 2.998, 2.896,
 		2.821, 2.764, 2.718, 2.681, 2.650, 2.624, 2.602, 2.583,
 		2.567, 2.552, 2.539, 2.528, 2.518, 2.508, 2.500, 2.492,
 		2.485, 2.479, 2.473, 2.467, 2.462, 2.457,
 	};
 
-	if (!df)
-		return NAN;
-	return df <= ARRAY_SIZE(tab) ? tab[df - 1] : t_expansion(2.326348, df);
+	return t_quantile(tab, 2.326348, df);
 }
 
 int perf_mean_ci(const double *v, size_t n, struct perf_ci *ci)
