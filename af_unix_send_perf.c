@@ -276,7 +276,8 @@ static void parse_opts(int argc, char **argv)
 	if (o.run.max_rounds < o.run.rounds)
 		bad_opt("max-rounds", "", "must not be below --rounds");
 	if (o.record && !(o.v_mask & (1U << V_UNCONFINED))) {
-		fprintf(stderr, "af_unix_send_perf: --record and --add-run need the unconfined variant\n");
+		fprintf(stderr,
+			"af_unix_send_perf: --record and --add-run need the unconfined variant\n");
 		exit(KSFT_FAIL);
 	}
 }
@@ -958,9 +959,10 @@ static void record_runs(int wl, unsigned int size, struct series *shared)
 		base.runs[base.nr_runs++] = (struct perf_run_result) {
 			ci.mean, d.mean, q.mean,
 		};
-		ksft_print_msg("%s %uB run %u of %u: ratio %.4f [%.4f, %.4f], dgram %.1f seqpacket %.1f ns/msg\n",
-			       wl_names[wl], size, i + 1, o.runs, ci.mean,
-			       ci.lo, ci.hi, d.mean, q.mean);
+		ksft_print_msg(
+			"%s %uB run %u of %u: ratio %.4f [%.4f, %.4f], dgram %.1f seqpacket %.1f ns/msg\n",
+			wl_names[wl], size, i + 1, o.runs, ci.mean, ci.lo,
+			ci.hi, d.mean, q.mean);
 	}
 	memcpy(shared->cnt, total, sizeof(total));
 }

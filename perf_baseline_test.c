@@ -364,7 +364,8 @@ TEST_F(baseline, entries_agree_with_runs)
 	EXPECT_NE(NULL, strstr(self->err, "runs of sendmmsg 128 have no 'entry' line"))
 		TH_LOG("%s", self->err);
 	snprintf(self->text, sizeof(self->text), "%s", orig);
-	edit(self->text, "entry=sendmmsg", "entry=sendmmsg 128 1.187700 0.000253 3\nentry=send 64 1.1 0 1\n");
+	edit(self->text, "entry=sendmmsg",
+	     "entry=sendmmsg 128 1.187700 0.000253 3\nentry=send 64 1.1 0 1\n");
 	EXPECT_NE(0, parse(self->text, self->err));
 	EXPECT_NE(NULL, strstr(self->err, "entry send 64 has no 'run' lines"))
 		TH_LOG("%s", self->err);

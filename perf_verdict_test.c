@@ -332,9 +332,10 @@ static void sim_table(struct __test_metadata *_metadata, size_t runs,
 	struct sim_row row[NR_EFFECTS];
 	size_t c, e;
 
-	printf("# %u trials a row: record %zu runs, check a ratio grown by the effect; tolerance %s\n",
-	       SIM_TRIALS, runs, fixed_tol ? "5% (--tolerance 5)" :
-	       "from the runs' spread");
+	printf(
+		"# %u trials a row: record %zu runs, check a ratio grown by the effect; tolerance %s\n",
+		SIM_TRIALS, runs,
+		fixed_tol ? "5% (--tolerance 5)" : "from the runs' spread");
 	printf("# %6s %7s %7s %7s %7s %9s %8s %6s\n", "CV", "effect", "FAIL",
 	       "PASS", "SKIP", "tolerance", "catches", "noisy");
 	for (c = 0; c < ARRAY_SIZE(sim_cvs); c++) {
