@@ -70,7 +70,7 @@ static struct opts {
 	bool budget_set;
 	bool tol_set;
 	enum { REC_NONE, REC_NEW, REC_ADD } record;
-	unsigned int runs;	/* a recorded baseline is judged at this many */
+	unsigned int runs;	/* --record measures them; --add-run completes at them */
 } o = {
 	.run = {
 		.cpu = -1, .batch = 32, .msgs = 8192,
@@ -323,7 +323,7 @@ struct goal {
 	double tol;
 };
 
-/* A series of paired rounds; shared with a confined child (MAP_SHARED). */
+/* A series of paired rounds; shared with a child (MAP_SHARED). */
 struct series {
 	int status;		/* KSFT_PASS, KSFT_FAIL or KSFT_SKIP */
 	char reason[256];
