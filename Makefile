@@ -27,29 +27,32 @@ else
 $(warning liburing not found by $(PKG_CONFIG): io_uring cases will SKIP)
 endif
 
-# What every AF_UNIX test program is built from besides its own file.
+# What both AF_UNIX test programs are built from besides their own file.
 UNIX_SRCS := common.c policy.c profile.c unix_core.c unix_scenario.c unix_perms.c
+# The areas of aa_unix_mediation: included by aa_unix_mediation.c, not
+# linked, since the harness keeps one list of tests per translation unit.
+UNIX_AREAS := unix_rules_tests.c
+UNIX_AREAS += unix_handoff_tests.c
+UNIX_AREAS += unix_labels_tests.c
+UNIX_AREAS += unix_audit_tests.c
+UNIX_AREAS += unix_profiles_tests.c
+LOCAL_HDRS += $(UNIX_AREAS)
 
-TEST_GEN_PROGS := unix_rules_test
-TEST_GEN_PROGS += unix_handoff_test
-TEST_GEN_PROGS += unix_labels_test
-TEST_GEN_PROGS += unix_audit_test
-TEST_GEN_PROGS += unix_profiles_test
+TEST_GEN_PROGS := aa_unix_mediation
 TEST_GEN_PROGS += af_unix_send_perf
-# Last: a kernel that lacks one of these fixes may oops.
+# Last, and apart: a kernel that lacks one of these fixes may oops.
 TEST_GEN_PROGS += unix_fixes_test
 TEST_GEN_PROGS_EXTENDED += perf_verdict_test perf_baseline_test
 TEST_PROGS_EXTENDED += run_perf.sh aba_report.sh perf_report.py
 
 include ../lib.mk
 
-$(OUTPUT)/unix_%_test: CFLAGS += $(APPARMOR_CFLAGS) $(URING_CFLAGS)
-$(OUTPUT)/unix_%_test: LDLIBS += $(APPARMOR_LIBS) $(URING_LIBS)
-$(OUTPUT)/unix_rules_test: unix_rules_test.c $(UNIX_SRCS)
-$(OUTPUT)/unix_handoff_test: unix_handoff_test.c unix_handoff.c $(UNIX_SRCS)
-$(OUTPUT)/unix_labels_test: unix_labels_test.c unix_handoff.c $(UNIX_SRCS)
-$(OUTPUT)/unix_audit_test: unix_audit_test.c audit_log.c $(UNIX_SRCS)
-$(OUTPUT)/unix_profiles_test: unix_profiles_test.c $(UNIX_SRCS)
+UNIX_PROGS := $(OUTPUT)/aa_unix_mediation $(OUTPUT)/unix_fixes_test
+$(UNIX_PROGS): CFLAGS += $(APPARMOR_CFLAGS) $(URING_CFLAGS)
+$(UNIX_PROGS): LDLIBS += $(APPARMOR_LIBS) $(URING_LIBS)
+$(OUTPUT)/aa_unix_mediation: aa_unix_mediation.c $(UNIX_SRCS)
+$(OUTPUT)/aa_unix_mediation: unix_handoff.c
+$(OUTPUT)/aa_unix_mediation: audit_log.c
 $(OUTPUT)/unix_fixes_test: unix_fixes_test.c $(UNIX_SRCS)
 
 PERF_SRCS := perf_stats.c perf_verdict.c perf_parse.c perf_baseline.c

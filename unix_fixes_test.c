@@ -553,8 +553,9 @@ int main(int argc, char **argv)
 	const struct checks checks[AA_ABI_COUNT] = {
 		[AA_ABI_NEW] = { new_checks, ARRAY_SIZE(new_checks) },
 	};
+	const struct checks *const areas[] = { checks };
 
 	if (argc == 4 && !strcmp(argv[1], EXEC_ARG))
 		return exec_main(argv[2], argv[3]);
-	return unix_test_main(argc, argv, checks);
+	return unix_test_main(argc, argv, areas, ARRAY_SIZE(areas));
 }

@@ -74,7 +74,10 @@ struct ctx {
 
 typedef void check_fn(struct ctx *c);
 
-/* A program's checks: those it registers profiles for, by ABI. */
+/*
+ * An area's checks: those it registers profiles for, by ABI.  A program
+ * passes each area's array of AA_ABI_COUNT of them.
+ */
 struct checks {
 	check_fn * const *fn;
 	size_t count;
@@ -406,10 +409,12 @@ static void probe_autobind(void)
 
 /*
  * The run directory (also for unconfined tests' pathname sockets) and every
- * profile the checks need; compiled on first use.
+ * profile the checks of every area need; compiled on first use, in one
+ * apparmor_parser run for the whole program.
  */
-static void prepare_policy(const struct checks checks[AA_ABI_COUNT])
+static void prepare_policy(const struct checks *const *areas, size_t n_areas)
 {
+	size_t i;
 	int abi;
 
 	load = mmap(NULL, sizeof(*load), PROT_READ | PROT_WRITE,
@@ -425,17 +430,18 @@ static void prepare_policy(const struct checks checks[AA_ABI_COUNT])
 	no_policy[0] = '\0';
 	atexit(cleanup);
 	for (abi = 0; abi < AA_ABI_COUNT; abi++)
-		if (!env.skip[abi][0])
-			collect_profiles(abi, &checks[abi]);
+		for (i = 0; i < n_areas && !env.skip[abi][0]; i++)
+			collect_profiles(abi, &areas[i][abi]);
 }
 
-/* A program's main(): its checks by ABI, then the harness. */
+/* A program's main(): the checks of its areas, by ABI, then the harness. */
 static int __maybe_unused unix_test_main(int argc, char **argv,
-					 const struct checks checks[AA_ABI_COUNT])
+					 const struct checks *const *areas,
+					 size_t n_areas)
 {
 	aa_env_probe(&env);
 	if (!only_listing(argc, argv))
-		prepare_policy(checks);
+		prepare_policy(areas, n_areas);
 	return test_harness_run(argc, argv);
 }
 

@@ -3,8 +3,8 @@
 #
 # Runs inside a vmtest.sh guest, in the installed apparmor directory, as
 # root (.ci/run passes it with "vmtest.sh -- bash -c"):
-#   - unix_rules_test, the program with the most profiles, as an
-#     unprivileged user and as root without apparmor_parser: the
+#   - aa_unix_mediation's conversations (the af_unix fixture; it loads the
+#     profiles of every test all the same), as an unprivileged user and as root without apparmor_parser: the
 #     unconfined tests pass, what cannot run SKIPs naming why;
 #   - a run killed with SIGKILL leaves its profiles and directory behind;
 #   - two runs side by side, each PID 1 of its own PID namespace (so any
@@ -15,7 +15,7 @@
 
 # shellcheck disable=SC2317,SC2329 # functions called through check()
 
-PROG=./unix_rules_test
+PROG=(./aa_unix_mediation -f af_unix)
 PREFIX=aa_unix_mediation
 PROFILES=/sys/kernel/security/apparmor/profiles
 PARSER=$(command -v apparmor_parser)
@@ -109,14 +109,14 @@ wait_loaded()
 chmod 1777 /tmp
 
 run "$LOGS/nonroot" setpriv --reuid=65534 --regid=65534 --clear-groups \
-	--inh-caps=-all "$PROG"
+	--inh-caps=-all "${PROG[@]}"
 check "unprivileged: no FAIL, the unconfined tests pass" \
 	passed "$LOGS/nonroot" 'af_unix\.[a-z_]+\.unconfined'
 check "unprivileged: every SKIP says policy needs root" \
 	skips_name "$LOGS/nonroot" 'loading AppArmor policy needs root'
 
 mv "$PARSER" "$PARSER.hidden"
-run "$LOGS/noparser" "$PROG"
+run "$LOGS/noparser" "${PROG[@]}"
 mv "$PARSER.hidden" "$PARSER"
 check "no apparmor_parser: no FAIL, the unconfined tests pass" \
 	passed "$LOGS/noparser" 'af_unix\.[a-z_]+\.unconfined'
@@ -124,7 +124,7 @@ check "no apparmor_parser: every SKIP names it" \
 	skips_name "$LOGS/noparser" 'apparmor_parser not found'
 
 before=$(run_dirs)
-unshare -pf --mount-proc --kill-child=SIGKILL "$PROG" >"$LOGS/killed" 2>&1 &
+unshare -pf --mount-proc --kill-child=SIGKILL "${PROG[@]}" >"$LOGS/killed" 2>&1 &
 pid=$!
 dead=$(new_run "$before")
 check "killed run: loads its profiles ($dead)" wait_loaded "$dead"
@@ -136,12 +136,12 @@ check "killed run: profiles left behind" test "$(loaded "$dead")" -gt 0
 check "killed run: directory left behind" test -d "/tmp/$dead"
 
 before=$(run_dirs)
-unshare -pf --mount-proc "$PROG" >"$LOGS/live" 2>&1 &
+unshare -pf --mount-proc "${PROG[@]}" >"$LOGS/live" 2>&1 &
 pid=$!
 live=$(new_run "$before")
 check "live run: loads its profiles ($live)" wait_loaded "$live"
 n=$(loaded "$live")
-run "$LOGS/second" unshare -pf --mount-proc "$PROG"
+run "$LOGS/second" unshare -pf --mount-proc "${PROG[@]}"
 echo "#   $live: $n profiles before the second run, $(loaded "$live") after"
 wait "$pid"
 echo $? >>"$LOGS/live"

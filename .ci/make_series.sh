@@ -30,16 +30,17 @@ MSGS=$TOP/.ci/series
 OUT=$PWD/apparmor-series
 ST=tools/testing/selftests
 
-# Which patch each file of the directory belongs to.  The Makefile and
-# .gitignore go into every patch, without what names a file or program
-# the series does not hold yet (trim()).
+# Which patch each file of the directory belongs to.  The Makefile,
+# .gitignore and aa_unix_mediation.c, which includes the test areas, go
+# into every patch, without what names a file or program the series does
+# not hold yet (trim()).
 RULES=(config settings common.c common.h policy.c policy.h profile.c
 	profile.h unix_core.c unix_core.h unix_scenario.c unix_scenario.h
 	unix_perms.c unix_perms.h unix_test.h unix_variants.h
-	unix_rules_test.c)
-HANDOFF=(unix_handoff.c unix_handoff.h unix_handoff_test.c)
-LABELS=(unix_labels_test.c audit_log.c audit_log.h unix_audit_test.c
-	unix_profiles_test.c)
+	unix_rules_tests.c aa_unix_mediation.c)
+HANDOFF=(unix_handoff.c unix_handoff.h unix_handoff_tests.c)
+LABELS=(unix_labels_tests.c audit_log.c audit_log.h unix_audit_tests.c
+	unix_profiles_tests.c)
 FIXES=(unix_fixes_test.c)
 VM=(vmtest.sh build_kernel.sh config.vm)
 BENCH=(af_unix_send_perf.c send_workload.c send_workload.h perf_env.c
@@ -49,6 +50,8 @@ BENCH=(af_unix_send_perf.c send_workload.c send_workload.h perf_env.c
 	run_perf.sh aba_report.sh)
 DOCS=(README)
 BUILD=(Makefile .gitignore)
+# Trimmed in every patch once the series holds them.
+GROWN=("${BUILD[@]}" aa_unix_mediation.c)
 
 die()
 {
@@ -142,7 +145,8 @@ commit()
 
 	shift
 	put "$@"
-	for f in "${BUILD[@]}"; do
+	for f in "${GROWN[@]}"; do
+		[[ -e $D/$f ]] || [[ " ${BUILD[*]} " == *" $f "* ]] || continue
 		trim "$f" >"$D/$f"
 	done
 	g add -A
@@ -168,7 +172,7 @@ put "${DOCS[@]}"
 awk -v RS= '!/\.ci\// { printf "%s%s\n", sep, $0; sep = "\n" }' \
 	"$SRC/README" >"$D/README"
 commit "$MSGS/7-readme.msg"
-for f in "${BUILD[@]}"; do
+for f in "${GROWN[@]}"; do
 	cmp -s "$SRC/$f" "$D/$f" || die "$f in the last patch differs from ours"
 done
 grep -q '\.ci/' "$D/README" && die "the README still names .ci/"

@@ -13,7 +13,7 @@
 # negated, && and || swapped, a permission constant swapped for its
 # partner, a second check dropped), builds the tinyconfig kernel of
 # build_kernel.sh unmutated and then with each mutant (-p MUTANT.patch),
-# runs every unix_*_test but unix_fixes_test (7.2 lacks those fixes) with
+# runs aa_unix_mediation (not unix_fixes_test: 7.2 lacks those fixes) with
 # "./vmtest.sh -k IMAGE" on each in qemu and
 # prints a table: id, line, operator, change, KILLED, SURVIVED,
 # BUILD-FAILED or BOOT-FAILED, and the tests that failed (KTAP "not ok")
@@ -140,10 +140,7 @@ guest()
 
 	shift 2
 	t0=$(date +%s)
-	# shellcheck disable=SC2016 # expanded by the guest's shell
-	./vmtest.sh --timeout "$TIMEOUT" -k "$img" "$@" -- sh -c \
-		'rc=0; for t in ./unix_*_test; do
-		[ "$t" = ./unix_fixes_test ] || "$t" || rc=1; done; exit $rc' \
+	./vmtest.sh --timeout "$TIMEOUT" -k "$img" "$@" -- ./aa_unix_mediation \
 		>"$LOGS/$id.tap" 2>"$LOGS/$id.vmtest.log"
 	rc=$?
 	echo $(($(date +%s) - t0)) >"$LOGS/$id.run.s"
@@ -246,7 +243,7 @@ fi
 log "unmutated kernel: $(grep '^# Totals' "$LOGS/base.tap")"
 run=$(sed -n 's/.*(logs in \(.*\))$/\1/p' "$LOGS/base.vmtest.log" | tail -n 1)
 suite=()
-if [[ -x $run/overlay/kselftest/apparmor/unix_rules_test &&
+if [[ -x $run/overlay/kselftest/apparmor/aa_unix_mediation &&
 	-x $run/overlay/kselftest/run_kselftest.sh ]] &&
 	tar -C "$run/overlay/kselftest" -czf "$OUT/suite.tar.gz" .; then
 	suite=(-T "$OUT/suite.tar.gz")
@@ -257,7 +254,7 @@ fi
 
 fmt='%-4s %5s  %-10s  %-64.64s  %-11s  %s\n'
 {
-	echo "# af_unix.c mutants, unix_*_test; kernel $(grep '^version' \
+	echo "# af_unix.c mutants, aa_unix_mediation; kernel $(grep '^version' \
 		"$(dirname "$img")/build-info")"
 	# shellcheck disable=SC2059 # the format is ours
 	printf "$fmt" id line operator change status "failed tests / how"

@@ -26,8 +26,7 @@ shift
 ST=tools/testing/selftests
 # One patch per message, and the programs the series installs.
 MSGS=(.ci/series/[0-9]*.msg)
-PROGS=(unix_*_test.c)
-PROGS=("${PROGS[@]%.c}")
+PROGS=(aa_unix_mediation unix_fixes_test)
 
 # The series is signed off by whoever runs this; a CI machine without a
 # git identity signs off as the author of the commit under test.
@@ -166,7 +165,7 @@ plan_passed()
 	awk -v want="${#PROGS[@]}" '
 		/^# 1\.\.[0-9]+$/ { plan = substr($2, 4) }
 		/^# # Totals: / { split($4, p, ":"); pass = p[2] }
-		/^(not )?ok [0-9]+ selftests: apparmor: unix_/ {
+		/^(not )?ok [0-9]+ selftests: apparmor: (aa_unix_mediation|unix_fixes_test)$/ {
 			printf "#   %s: plan %s, passed %s\n", $NF, plan, pass
 			n++
 			if (plan == "" || pass != plan)

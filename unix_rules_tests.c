@@ -497,25 +497,21 @@ TEST(fix_6456ccbd2ff7_d_new_abi_file_deny_denies)
 	run_abi(_metadata, AA_ABI_NEW, check_file_deny);
 }
 
-static check_fn *const old_checks[] = {
+static check_fn *const rules_old_checks[] = {
 	check_allow_all, check_each_permission, check_rule_type,
 	check_file_deny, check_receiver_at_send, check_bind_needs_w,
 	check_one_side_unconfined, check_mixed_kinds,
 };
 
-static check_fn *const new_checks[] = {
+static check_fn *const rules_new_checks[] = {
 	check_allow_all, check_each_permission, check_rule_type,
 	check_rule_addr, check_rule_peer_label, check_rule_peer_addr,
 	check_file_deny, check_receiver_at_send, check_bind_needs_w,
 	check_one_side_unconfined, check_mixed_kinds,
 };
 
-int main(int argc, char **argv)
-{
-	const struct checks checks[AA_ABI_COUNT] = {
-		[AA_ABI_OLD] = { old_checks, ARRAY_SIZE(old_checks) },
-		[AA_ABI_NEW] = { new_checks, ARRAY_SIZE(new_checks) },
-	};
-
-	return unix_test_main(argc, argv, checks);
-}
+/* What the rules area registers and runs, by ABI. */
+static const struct checks rules_checks[AA_ABI_COUNT] = {
+	[AA_ABI_OLD] = { rules_old_checks, ARRAY_SIZE(rules_old_checks) },
+	[AA_ABI_NEW] = { rules_new_checks, ARRAY_SIZE(rules_new_checks) },
+};

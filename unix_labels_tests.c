@@ -353,21 +353,17 @@ TEST(new_abi_first_op_after_replacement)
 	run_replaced(_metadata, AA_ABI_NEW, check_replaced_first_op);
 }
 
-static check_fn *const old_checks[] = {
+static check_fn *const labels_old_checks[] = {
 	check_stacked, check_replaced_refresh, check_replaced_first_op,
 };
 
-static check_fn *const new_checks[] = {
+static check_fn *const labels_new_checks[] = {
 	check_stacked, check_stacked_peer, check_replaced_refresh,
 	check_replaced_first_op,
 };
 
-int main(int argc, char **argv)
-{
-	const struct checks checks[AA_ABI_COUNT] = {
-		[AA_ABI_OLD] = { old_checks, ARRAY_SIZE(old_checks) },
-		[AA_ABI_NEW] = { new_checks, ARRAY_SIZE(new_checks) },
-	};
-
-	return unix_test_main(argc, argv, checks);
-}
+/* What the labels area registers and runs, by ABI. */
+static const struct checks labels_checks[AA_ABI_COUNT] = {
+	[AA_ABI_OLD] = { labels_old_checks, ARRAY_SIZE(labels_old_checks) },
+	[AA_ABI_NEW] = { labels_new_checks, ARRAY_SIZE(labels_new_checks) },
+};

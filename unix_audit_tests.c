@@ -174,16 +174,12 @@ TEST(new_abi_audit_and_complain)
 	run_abi(_metadata, AA_ABI_NEW, check_audit);
 }
 
-static check_fn *const checks_of_abi[] = {
+static check_fn *const audit_checks_of_abi[] = {
 	check_audit,
 };
 
-int main(int argc, char **argv)
-{
-	const struct checks checks[AA_ABI_COUNT] = {
-		[AA_ABI_OLD] = { checks_of_abi, ARRAY_SIZE(checks_of_abi) },
-		[AA_ABI_NEW] = { checks_of_abi, ARRAY_SIZE(checks_of_abi) },
-	};
-
-	return unix_test_main(argc, argv, checks);
-}
+/* What the audit area registers and runs, by ABI. */
+static const struct checks audit_checks[AA_ABI_COUNT] = {
+	[AA_ABI_OLD] = { audit_checks_of_abi, ARRAY_SIZE(audit_checks_of_abi) },
+	[AA_ABI_NEW] = { audit_checks_of_abi, ARRAY_SIZE(audit_checks_of_abi) },
+};

@@ -511,20 +511,12 @@ TEST(new_abi_io_uring)
 		    handoff_types);
 }
 
-static check_fn *const checks_of_abi[] = {
+static check_fn *const handoff_checks_of_abi[] = {
 	check_handoff,
 };
 
-int main(int argc, char **argv)
-{
-	const struct checks checks[AA_ABI_COUNT] = {
-		[AA_ABI_OLD] = { checks_of_abi, ARRAY_SIZE(checks_of_abi) },
-		[AA_ABI_NEW] = { checks_of_abi, ARRAY_SIZE(checks_of_abi) },
-	};
-	int ret = handoff_exec_main(argc, argv);
-
-	if (ret >= 0)
-		return ret;
-
-	return unix_test_main(argc, argv, checks);
-}
+/* What the handoff area registers and runs, by ABI. */
+static const struct checks handoff_checks[AA_ABI_COUNT] = {
+	[AA_ABI_OLD] = { handoff_checks_of_abi, ARRAY_SIZE(handoff_checks_of_abi) },
+	[AA_ABI_NEW] = { handoff_checks_of_abi, ARRAY_SIZE(handoff_checks_of_abi) },
+};

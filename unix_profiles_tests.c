@@ -128,23 +128,19 @@ TEST_F(af_unix, container_default)
 		  check_container_default);
 }
 
-static check_fn *const bare_checks[] = {
+static check_fn *const profiles_bare_checks[] = {
 	check_bare_network,
 };
 
-static check_fn *const no_abi_checks[] = {
+static check_fn *const profiles_no_abi_checks[] = {
 	check_bare_network,
 	check_container_default,
 };
 
-int main(int argc, char **argv)
-{
-	const struct checks checks[AA_ABI_COUNT] = {
-		[AA_ABI_OLD] = { bare_checks, ARRAY_SIZE(bare_checks) },
-		[AA_ABI_NEW] = { bare_checks, ARRAY_SIZE(bare_checks) },
-		[AA_ABI_3] = { bare_checks, ARRAY_SIZE(bare_checks) },
-		[AA_ABI_NONE] = { no_abi_checks, ARRAY_SIZE(no_abi_checks) },
-	};
-
-	return unix_test_main(argc, argv, checks);
-}
+/* What the profiles area registers and runs, by ABI. */
+static const struct checks profiles_checks[AA_ABI_COUNT] = {
+	[AA_ABI_OLD] = { profiles_bare_checks, ARRAY_SIZE(profiles_bare_checks) },
+	[AA_ABI_NEW] = { profiles_bare_checks, ARRAY_SIZE(profiles_bare_checks) },
+	[AA_ABI_3] = { profiles_bare_checks, ARRAY_SIZE(profiles_bare_checks) },
+	[AA_ABI_NONE] = { profiles_no_abi_checks, ARRAY_SIZE(profiles_no_abi_checks) },
+};
