@@ -42,7 +42,8 @@ TEST_GEN_PROGS := aa_unix_mediation
 TEST_GEN_PROGS += af_unix_send_perf
 # Last, and apart: a kernel that lacks one of these fixes may oops.
 TEST_GEN_PROGS += unix_fixes_test
-TEST_GEN_PROGS_EXTENDED += perf_verdict_test perf_baseline_test
+TEST_GEN_PROGS_EXTENDED += perf_verdict_test
+TEST_GEN_PROGS_EXTENDED += perf_baseline_test
 TEST_PROGS_EXTENDED += run_perf.sh aba_report.sh perf_report.py
 
 include ../lib.mk
@@ -55,13 +56,18 @@ $(OUTPUT)/aa_unix_mediation: unix_handoff.c
 $(OUTPUT)/aa_unix_mediation: audit_log.c
 $(OUTPUT)/unix_fixes_test: unix_fixes_test.c $(UNIX_SRCS)
 
-PERF_SRCS := perf_stats.c perf_verdict.c perf_parse.c perf_baseline.c
+PERF_SRCS := perf_stats.c perf_verdict.c perf_parse.c perf_baseline.c \
+	perf_check.c
+# af_unix_send_perf's own files; af_unix_send_perf.c says which does what.
+SEND_SRCS := send_opts.c send_series.c send_baseline.c send_confined.c \
+	send_workload.c perf_env.c perf_json.c
 
-$(OUTPUT)/af_unix_send_perf: af_unix_send_perf.c send_workload.c \
-	perf_env.c perf_json.c $(PERF_SRCS) common.c policy.c
+$(OUTPUT)/af_unix_send_perf: af_unix_send_perf.c $(SEND_SRCS) $(PERF_SRCS) \
+	common.c policy.c
 $(OUTPUT)/af_unix_send_perf: CFLAGS += $(URING_CFLAGS) $(APPARMOR_CFLAGS)
 $(OUTPUT)/af_unix_send_perf: LDLIBS += $(URING_LIBS) $(APPARMOR_LIBS) -lm
-$(OUTPUT)/perf_verdict_test: perf_verdict_test.c perf_stats.c perf_verdict.c
+$(OUTPUT)/perf_verdict_test: perf_verdict_test.c perf_stats.c perf_verdict.c \
+	perf_check.c
 $(OUTPUT)/perf_verdict_test: LDLIBS += -lm
 $(OUTPUT)/perf_baseline_test: perf_baseline_test.c perf_baseline.c perf_parse.c \
 	perf_stats.c

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Known-answer tests for perf_stats.c and perf_verdict.c, and a seeded
- * simulation of af_unix_send_perf's verdict under noise: how often it
+ * Known-answer tests for perf_stats.c, perf_verdict.c and perf_check.c
+ * (each way a check of a series against its baseline entry can end, with
+ * the reason text CI greps for), and a seeded simulation of
+ * af_unix_send_perf's verdict under noise: how often it
  * FAILs, PASSes or cannot decide when nothing changed and when the ratio
  * grew by 1 to 5%, with the tolerance from the baseline's spread and with
  * a fixed 5%.  No sockets, no AppArmor, no timing: these must pass
@@ -13,14 +15,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stdint.h>
 #include <unistd.h>
+#include <linux/types.h>
 
 #include "kselftest_harness.h"
+#include "perf_check.h"
 #include "perf_stats.h"
 #include "perf_verdict.h"
 
 #define NEAR(a, b, eps) (fabs((a) - (b)) <= (eps))
+/* 1e-N, spelled so that checkpatch does not read the '-' as an operator */
+#define E3	(1 / 1e3)
+#define E6	(1 / 1e6)
+#define E8	(1 / 1e8)
+#define E9	(1 / 1e9)
+#define E12	(1 / 1e12)
 
 TEST(summary_known_vector)
 {
@@ -28,12 +37,12 @@ TEST(summary_known_vector)
 	struct perf_summary s;
 
 	ASSERT_EQ(0, perf_summarize(v, 8, &s));
-	EXPECT_TRUE(NEAR(5.0, s.mean, 1e-12));
-	EXPECT_TRUE(NEAR(4.5, s.median, 1e-12));
-	EXPECT_TRUE(NEAR(2.0, s.min, 1e-12));
-	EXPECT_TRUE(NEAR(9.0, s.max, 1e-12));
-	EXPECT_TRUE(NEAR(sqrt(32.0 / 7), s.stdev, 1e-12));
-	EXPECT_TRUE(NEAR(sqrt(32.0 / 7) / 5, s.cv, 1e-12));
+	EXPECT_TRUE(NEAR(5.0, s.mean, E12));
+	EXPECT_TRUE(NEAR(4.5, s.median, E12));
+	EXPECT_TRUE(NEAR(2.0, s.min, E12));
+	EXPECT_TRUE(NEAR(9.0, s.max, E12));
+	EXPECT_TRUE(NEAR(sqrt(32.0 / 7), s.stdev, E12));
+	EXPECT_TRUE(NEAR(sqrt(32.0 / 7) / 5, s.cv, E12));
 }
 
 TEST(summary_odd_and_single)
@@ -42,24 +51,24 @@ TEST(summary_odd_and_single)
 	struct perf_summary s;
 
 	ASSERT_EQ(0, perf_summarize(v, 3, &s));
-	EXPECT_TRUE(NEAR(2.0, s.median, 1e-12));
-	EXPECT_TRUE(NEAR(1.0, s.stdev, 1e-12));
-	EXPECT_TRUE(NEAR(0.5, s.cv, 1e-12));
+	EXPECT_TRUE(NEAR(2.0, s.median, E12));
+	EXPECT_TRUE(NEAR(1.0, s.stdev, E12));
+	EXPECT_TRUE(NEAR(0.5, s.cv, E12));
 	ASSERT_EQ(0, perf_summarize(v, 1, &s));
-	EXPECT_TRUE(NEAR(3.0, s.mean, 1e-12));
-	EXPECT_TRUE(NEAR(0.0, s.stdev, 1e-12));
+	EXPECT_TRUE(NEAR(3.0, s.mean, E12));
+	EXPECT_TRUE(NEAR(0.0, s.stdev, E12));
 	EXPECT_EQ(-EINVAL, perf_summarize(v, 0, &s));
 }
 
 TEST(t_quantiles)
 {
-	EXPECT_TRUE(NEAR(12.706, perf_t975(1), 1e-9));
-	EXPECT_TRUE(NEAR(2.145, perf_t975(14), 1e-9));
-	EXPECT_TRUE(NEAR(2.042, perf_t975(30), 1e-9));
+	EXPECT_TRUE(NEAR(12.706, perf_t975(1), E9));
+	EXPECT_TRUE(NEAR(2.145, perf_t975(14), E9));
+	EXPECT_TRUE(NEAR(2.042, perf_t975(30), E9));
 	/* exact values: 2.0395 (31), 2.0096 (50), 1.9623 (1000) */
-	EXPECT_TRUE(NEAR(2.0395, perf_t975(31), 1e-3));
-	EXPECT_TRUE(NEAR(2.0086, perf_t975(50), 1e-3));
-	EXPECT_TRUE(NEAR(1.9623, perf_t975(1000), 1e-3));
+	EXPECT_TRUE(NEAR(2.0395, perf_t975(31), E3));
+	EXPECT_TRUE(NEAR(2.0086, perf_t975(50), E3));
+	EXPECT_TRUE(NEAR(1.9623, perf_t975(1000), E3));
 	EXPECT_TRUE(isnan(perf_t975(0)));
 }
 
@@ -70,11 +79,11 @@ TEST(mean_ci_and_ratios)
 	struct perf_ci ci;
 
 	ASSERT_EQ(0, perf_ratios(num, den, 3, r));
-	EXPECT_TRUE(NEAR(2.0, r[1], 1e-12));
+	EXPECT_TRUE(NEAR(2.0, r[1], E12));
 	ASSERT_EQ(0, perf_mean_ci(r, 3, &ci));
-	EXPECT_TRUE(NEAR(2.0, ci.mean, 1e-12));
-	EXPECT_TRUE(NEAR(4.303 / sqrt(3), ci.half, 1e-9));
-	EXPECT_TRUE(NEAR(2.0 - 4.303 / sqrt(3), ci.lo, 1e-9));
+	EXPECT_TRUE(NEAR(2.0, ci.mean, E12));
+	EXPECT_TRUE(NEAR(4.303 / sqrt(3), ci.half, E9));
+	EXPECT_TRUE(NEAR(2.0 - 4.303 / sqrt(3), ci.lo, E9));
 	EXPECT_EQ(-EINVAL, perf_mean_ci(r, 1, &ci));
 	EXPECT_EQ(-EINVAL, perf_ratios(num, zero, 2, r));
 	const double neg[] = { 1, -2 }, nan_d[] = { 1, NAN };
@@ -82,7 +91,6 @@ TEST(mean_ci_and_ratios)
 	EXPECT_EQ(-EINVAL, perf_ratios(num, neg, 2, r));
 	EXPECT_EQ(-EINVAL, perf_ratios(num, nan_d, 2, r));
 }
-
 
 TEST(summary_bounds)
 {
@@ -128,13 +136,13 @@ TEST(verdict_boundaries)
 	/* centred on the limit: no lean; the lean is relative to the limit */
 	ASSERT_EQ(0, perf_decide(r, 4, ci.mean / 2, 1, &d));
 	EXPECT_EQ(PERF_UNDECIDED, (int)d.verdict);
-	EXPECT_TRUE(NEAR(0, d.lean_pct, 1e-9));
+	EXPECT_TRUE(NEAR(0, d.lean_pct, E9));
 	ASSERT_EQ(0, perf_decide(r, 4, 1.2 / 2, 1, &d));
-	EXPECT_TRUE(NEAR((1.175 / 1.2 - 1) * 100, d.lean_pct, 1e-9));
-	EXPECT_TRUE(NEAR(1.2, d.limit, 1e-12));
+	EXPECT_TRUE(NEAR((1.175 / 1.2 - 1) * 100, d.lean_pct, E9));
+	EXPECT_TRUE(NEAR(1.2, d.limit, E12));
 	/* the limit is base * (1 + tolerance) */
 	ASSERT_EQ(0, perf_decide(r, 4, 1.0, 0.05, &d));
-	EXPECT_TRUE(NEAR(1.05, d.limit, 1e-12));
+	EXPECT_TRUE(NEAR(1.05, d.limit, E12));
 	EXPECT_TRUE(NEAR(0.05, d.tol, 0));
 	EXPECT_TRUE(NEAR(1.0, d.base, 0));
 }
@@ -183,28 +191,312 @@ TEST(tolerance_from_spread)
 
 	/* three runs: t99(2) * sqrt(4 / 3) = 8.04 spreads */
 	ASSERT_EQ(0, perf_tolerance(3, 0.002, &tol));
-	EXPECT_TRUE(NEAR(6.965 * sqrt(4.0 / 3) * 0.002, tol, 1e-12));
+	EXPECT_TRUE(NEAR(6.965 * sqrt(4.0 / 3) * 0.002, tol, E12));
 	/* fifteen: t99(14) * sqrt(16 / 15) = 2.71 */
 	ASSERT_EQ(0, perf_tolerance(15, 0.01, &tol));
-	EXPECT_TRUE(NEAR(2.624 * sqrt(16.0 / 15) * 0.01, tol, 1e-12));
+	EXPECT_TRUE(NEAR(2.624 * sqrt(16.0 / 15) * 0.01, tol, E12));
 	/* the floor, and the cap with what it would have been */
 	ASSERT_EQ(0, perf_tolerance(15, 0.0001, &tol));
 	EXPECT_TRUE(NEAR(PERF_TOL_FLOOR, tol, 0));
 	ASSERT_EQ(0, perf_tolerance(15, 0, &tol));
 	EXPECT_TRUE(NEAR(PERF_TOL_FLOOR, tol, 0));
 	EXPECT_EQ(-ERANGE, perf_tolerance(15, 0.02, &tol));
-	EXPECT_TRUE(NEAR(2.624 * sqrt(16.0 / 15) * 0.02, tol, 1e-12));
+	EXPECT_TRUE(NEAR(2.624 * sqrt(16.0 / 15) * 0.02, tol, E12));
 	EXPECT_EQ(-EINVAL, perf_tolerance(2, 0.001, &tol));
 	EXPECT_EQ(-EINVAL, perf_tolerance(15, NAN, &tol));
 	EXPECT_EQ(-EINVAL, perf_tolerance(15, -0.001, &tol));
-	EXPECT_TRUE(NEAR(2.457, perf_t99(30), 1e-9));
-	EXPECT_TRUE(NEAR(2.4233, perf_t99(40), 1e-3));	/* exact 2.4233 */
-	EXPECT_TRUE(NEAR(2.3338, perf_t99(500), 1e-3));	/* exact 2.3338 */
+	EXPECT_TRUE(NEAR(2.457, perf_t99(30), E9));
+	EXPECT_TRUE(NEAR(2.4233, perf_t99(40), E3));	/* exact 2.4233 */
+	EXPECT_TRUE(NEAR(2.3338, perf_t99(500), E3));	/* exact 2.3338 */
 	EXPECT_TRUE(isnan(perf_t99(0)));
 	/* catches: tolerance + 1.645 * sqrt(1 + 1/n) * spread + half */
 	EXPECT_TRUE(NEAR(0.01 + 1.644854 * sqrt(1.25) * 0.002 + 0.001,
-			 perf_mde(0.01, 4, 0.002, 0.001), 1e-12));
+			 perf_mde(0.01, 4, 0.002, 0.001), E12));
 	EXPECT_TRUE(isnan(perf_mde(0.01, 1, 0, 0.001)));
+}
+
+/*
+ * perf_check(), against figures worked out by hand: a baseline entry of
+ * @runs runs whose ratios have mean @ratio and spread @spread.
+ */
+static struct perf_entry check_entry(double ratio, size_t runs, double spread)
+{
+	struct perf_entry e = {
+		.workload = "sendmmsg", .msg_size = 128, .nr_runs = runs,
+		.ratio = ratio, .spread = spread, .dgram_ns = 700,
+		.seqpacket_ns = 650,
+	};
+
+	return e;
+}
+
+static const double flat_r[] = { 1, 1, 1, 1 };
+/* mean 1.175, 95% interval 1.175 +- 3.182 * 0.06455 / 2 = +- 0.1027 */
+static const double wide_r[] = { 1.10, 1.20, 1.15, 1.25 };
+
+/*
+ * @tolerance as --tolerance gives it (NAN: none), a budget of 60 rounds
+ * and 2 s, and 4 rounds of @r that took 1.5 s past the first ones.
+ */
+static struct perf_check run_check(enum perf_base_state state,
+				   const struct perf_entry *e,
+				   double tolerance, const double *r)
+{
+	const struct perf_check_base b = {
+		state, e, "/b/base", "why it is not usable",
+	};
+	const struct perf_check_settings set = { tolerance, 60, 2 };
+	const struct perf_check_series s = {
+		true, false, "unconfined", r, 4, 1.5,
+	};
+
+	return perf_check(&b, &set, &s);
+}
+
+/*
+ * The reasons are what CI greps for, so they are compared whole; each
+ * goes last in EXPECT_STREQ(), on a line of its own, however long.
+ *
+ * Three runs spreading 0.1%: 6.965 * sqrt(4 / 3) * 0.1% = 0.8042%
+ */
+#define TOL3	0.008042489
+/* and 1.645 * sqrt(4 / 3) * 0.1% more, with no interval: +0.9942% */
+#define CATCHES3 0.009941803
+
+TEST(check_pass)
+{
+	const struct perf_entry e = check_entry(3.0, 3, 0.001);
+	struct perf_check c = run_check(PERF_BASE_OK, &e, NAN, flat_r);
+
+	EXPECT_EQ(PERF_CHECK_PASS, (int)c.verdict);
+	EXPECT_EQ(PERF_WHY_JUDGED, (int)c.why);
+	EXPECT_EQ(&e, c.entry);
+	EXPECT_TRUE(NEAR(TOL3, c.tolerance, E9));
+	EXPECT_TRUE(NEAR(3.0 * (1 + TOL3), c.limit, E8));
+	EXPECT_TRUE(NEAR(CATCHES3, c.catches, E9));
+	EXPECT_TRUE(isnan(c.noisy_tol));
+	EXPECT_STREQ(c.reason,
+		     "ratio 1.0000 within 0.80% of 3.0000 (95% CI high 1.0000 <= limit 3.0241); catches >= +0.99% (95% power)");
+	EXPECT_STREQ("pass", perf_check_name(c.verdict));
+}
+
+TEST(check_fail)
+{
+	const struct perf_entry e = check_entry(0.3, 3, 0.001);
+	struct perf_check c = run_check(PERF_BASE_OK, &e, NAN, flat_r);
+
+	EXPECT_EQ(PERF_CHECK_FAIL, (int)c.verdict);
+	EXPECT_EQ(PERF_WHY_JUDGED, (int)c.why);
+	EXPECT_TRUE(NEAR(0.3 * (1 + TOL3), c.limit, E9));
+	EXPECT_STREQ(c.reason,
+		     "ratio 1.0000 (95% CI low 1.0000) exceeds baseline 0.3000 by more than 0.80% (limit 0.3024); catches >= +0.99% (95% power)");
+	EXPECT_STREQ("fail", perf_check_name(c.verdict));
+}
+
+/*
+ * --tolerance 5 over 1.12: limit 1.176, inside [1.0723, 1.2777], the mean
+ * 0.085% below it.  Catches 5% + 1.645 * sqrt(21 / 20) * 0.5% + 0.1027 /
+ * 1.12 = 15.01%.
+ */
+TEST(check_undecided_leans)
+{
+	const struct perf_entry e = check_entry(1.12, 20, 0.005);
+	const struct perf_entry lower = check_entry(1.11, 20, 0.005);
+	struct perf_check c = run_check(PERF_BASE_OK, &e, 0.05, wide_r);
+	const char *lean;
+
+	EXPECT_EQ(PERF_CHECK_UNDECIDED, (int)c.verdict);
+	EXPECT_EQ(PERF_WHY_JUDGED, (int)c.why);
+	EXPECT_TRUE(NEAR(0.05, c.tolerance, 0));
+	EXPECT_TRUE(NEAR(1.176, c.limit, E12));
+	EXPECT_TRUE(NEAR(0.150122555, c.catches, E6));
+	EXPECT_STREQ(c.reason,
+		     "undecided after 4 rounds and 1.5 s (budget 60 rounds, 2 s): leans to PASS, ratio 1.1750 is 0.09% below the limit 1.1760, 95% CI [1.0723, 1.2777]; catches >= +15.01% (95% power)");
+	EXPECT_STREQ("undecided", perf_check_name(c.verdict));
+	/* the mean above the limit leans the other way */
+	c = run_check(PERF_BASE_OK, &lower, 0.05, wide_r);
+	EXPECT_EQ(PERF_CHECK_UNDECIDED, (int)c.verdict);
+	lean = "leans to FAIL, ratio 1.1750 is 0.82% above the limit 1.1655";
+	EXPECT_NE(NULL, strstr(c.reason, lean));
+}
+
+/* The rule's boundary as verdict_boundaries has it: high == limit passes. */
+TEST(check_boundary)
+{
+	struct perf_entry e = check_entry(0, 20, 0.005);
+	struct perf_check c;
+	struct perf_ci ci;
+
+	ASSERT_EQ(0, perf_mean_ci(wide_r, 4, &ci));
+	e.ratio = ci.hi / 2;
+	c = run_check(PERF_BASE_OK, &e, 1, wide_r);
+	EXPECT_EQ(ci.hi, c.limit);
+	EXPECT_EQ(PERF_CHECK_PASS, (int)c.verdict);
+	e.ratio = nextafter(ci.hi, 0) / 2;
+	c = run_check(PERF_BASE_OK, &e, 1, wide_r);
+	EXPECT_EQ(PERF_CHECK_UNDECIDED, (int)c.verdict);
+	e.ratio = nextafter(ci.lo, 0) / 2;
+	c = run_check(PERF_BASE_OK, &e, 1, wide_r);
+	EXPECT_EQ(PERF_CHECK_FAIL, (int)c.verdict);
+}
+
+TEST(check_one_run)
+{
+	const struct perf_entry e = check_entry(0.3, 1, 0);
+	struct perf_check c = run_check(PERF_BASE_OK, &e, NAN, flat_r);
+
+	/* no spread to take a tolerance from: the recorder's mistake */
+	EXPECT_EQ(PERF_CHECK_FAIL, (int)c.verdict);
+	EXPECT_EQ(PERF_WHY_FEW_RUNS, (int)c.why);
+	EXPECT_EQ(&e, c.entry);
+	EXPECT_TRUE(isnan(c.tolerance));
+	EXPECT_TRUE(isnan(c.limit));
+	EXPECT_TRUE(isnan(c.catches));
+	EXPECT_STREQ(c.reason,
+		     "bad baseline: /b/base has 1 runs of it, a tolerance needs 3 (run_perf.sh record takes 20), or give --tolerance");
+	/* judged with --tolerance, but what it catches is unknown */
+	c = run_check(PERF_BASE_OK, &e, 0.05, flat_r);
+	EXPECT_EQ(PERF_CHECK_FAIL, (int)c.verdict);
+	EXPECT_EQ(PERF_WHY_JUDGED, (int)c.why);
+	EXPECT_TRUE(isnan(c.catches));
+	EXPECT_STREQ(c.reason,
+		     "ratio 1.0000 (95% CI low 1.0000) exceeds baseline 0.3000 by more than 5.00% (limit 0.3150); catches: unknown, the baseline has one run");
+}
+
+TEST(check_noisy)
+{
+	const struct perf_entry e = check_entry(3.0, 3, 0.01);
+	struct perf_check c = run_check(PERF_BASE_OK, &e, NAN, flat_r);
+
+	EXPECT_EQ(PERF_CHECK_SKIP, (int)c.verdict);
+	EXPECT_EQ(PERF_WHY_NOISY, (int)c.why);
+	EXPECT_EQ(&e, c.entry);
+	EXPECT_TRUE(NEAR(TOL3 * 10, c.noisy_tol, E8));
+	EXPECT_TRUE(isnan(c.tolerance));
+	EXPECT_TRUE(isnan(c.limit));
+	EXPECT_STREQ(c.reason,
+		     "baseline too noisy to judge with: its 3 runs spread 1.00%, a tolerance of 8.04% over the 5% cap; record on a quiet machine, or give --tolerance");
+	/* --tolerance overrides the spread's */
+	c = run_check(PERF_BASE_OK, &e, 0.1, flat_r);
+	EXPECT_EQ(PERF_CHECK_PASS, (int)c.verdict);
+	EXPECT_TRUE(NEAR(0.1, c.tolerance, 0));
+	EXPECT_NE(NULL, strstr(c.reason, "within 10.00% of 3.0000"));
+}
+
+TEST(check_bad_ratios)
+{
+	const struct perf_entry e = check_entry(3.0, 3, 0.001);
+	const double nan_r[] = { 1, NAN, 1, 1 };
+	struct perf_check c = run_check(PERF_BASE_OK, &e, NAN, nan_r);
+
+	EXPECT_EQ(PERF_CHECK_FAIL, (int)c.verdict);
+	EXPECT_EQ(PERF_WHY_BAD_RATIOS, (int)c.why);
+	/* settled before the ratios were looked at */
+	EXPECT_TRUE(NEAR(TOL3, c.tolerance, E9));
+	EXPECT_TRUE(isnan(c.limit));
+	EXPECT_TRUE(isnan(c.catches));
+	EXPECT_STREQ("ratios cannot be judged", c.reason);
+}
+
+/* Where the baseline left the run, before any entry is looked at. */
+TEST(check_baseline_states)
+{
+	const struct perf_entry e = check_entry(3.0, 3, 0.001);
+	static const struct {
+		enum perf_base_state state;
+		const struct perf_entry *e;
+		enum perf_check_verdict verdict;
+		enum perf_check_why why;
+		const char *reason;
+	} t[] = {
+		{ PERF_BASE_MISSING, NULL, PERF_CHECK_SKIP, PERF_WHY_NO_BASELINE,
+		  "no baseline for this machine (why it is not usable); record one with ./run_perf.sh record",
+		},
+		{ PERF_BASE_ELSEWHERE, NULL, PERF_CHECK_SKIP, PERF_WHY_ELSEWHERE,
+		  "cannot be judged here: why it is not usable",
+		},
+		{ PERF_BASE_BAD, NULL, PERF_CHECK_FAIL, PERF_WHY_BAD_BASELINE,
+		  "bad baseline: why it is not usable",
+		},
+		{ PERF_BASE_RECORD, NULL, PERF_CHECK_RECORD, PERF_WHY_RECORDING,
+		  "to be recorded into /b/base",
+		},
+		{ PERF_BASE_OK, NULL, PERF_CHECK_SKIP, PERF_WHY_NO_ENTRY,
+		  "/b/base has no entry for it; record one with ./run_perf.sh record",
+		},
+	};
+	struct perf_check c;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(t); i++) {
+		c = run_check(t[i].state, t[i].e, 0.05, flat_r);
+		EXPECT_EQ(t[i].verdict, c.verdict) TH_LOG("row %zu", i);
+		EXPECT_EQ(t[i].why, c.why) TH_LOG("row %zu", i);
+		EXPECT_STREQ(t[i].reason, c.reason);
+		EXPECT_EQ(NULL, c.entry);
+		/* --tolerance is what the JSON says, judged or not */
+		EXPECT_TRUE(NEAR(0.05, c.tolerance, 0));
+		EXPECT_TRUE(isnan(c.limit));
+		EXPECT_TRUE(isnan(c.catches));
+		/* an entry only counts in a baseline that can judge */
+		if (t[i].state != PERF_BASE_OK) {
+			c = run_check(t[i].state, &e, 0.05, flat_r);
+			EXPECT_EQ(t[i].why, c.why);
+			EXPECT_EQ(NULL, c.entry);
+		}
+	}
+	EXPECT_STREQ("skip", perf_check_name(PERF_CHECK_SKIP));
+	EXPECT_STREQ("record", perf_check_name(PERF_CHECK_RECORD));
+}
+
+/* An unusable or confined series is never judged, nor recorded. */
+TEST(check_series_first)
+{
+	const struct perf_entry e = check_entry(0.3, 3, 0.001);
+	const struct perf_check_base b = { PERF_BASE_RECORD, &e, "/b", "m" };
+	const struct perf_check_base ok = { PERF_BASE_OK, &e, "/b", "m" };
+	const struct perf_check_settings set = { NAN, 60, 2 };
+	struct perf_check_series s = { false, true, "x", flat_r, 4, 0 };
+	struct perf_check c;
+
+	c = perf_check(&b, &set, &s);
+	EXPECT_EQ(PERF_CHECK_SKIP, (int)c.verdict);
+	EXPECT_EQ(PERF_WHY_UNMEASURED, (int)c.why);
+	EXPECT_STREQ("no valid measurement", c.reason);
+	c = perf_check(&ok, &set, &s);
+	EXPECT_EQ(PERF_WHY_UNMEASURED, (int)c.why);
+	EXPECT_EQ(NULL, c.entry);
+	s.usable = true;
+	s.label = "some_profile (enforce)";
+	c = perf_check(&b, &set, &s);
+	EXPECT_EQ(PERF_CHECK_SKIP, (int)c.verdict);
+	EXPECT_EQ(PERF_WHY_CONFINED, (int)c.why);
+	EXPECT_STREQ(c.reason,
+		     "task is confined ('some_profile (enforce)'), run it unconfined");
+	c = perf_check(&ok, &set, &s);
+	EXPECT_EQ(PERF_WHY_CONFINED, (int)c.why);
+	s.confined = false;
+	c = perf_check(&ok, &set, &s);
+	EXPECT_EQ(PERF_CHECK_FAIL, (int)c.verdict);
+	EXPECT_EQ(PERF_WHY_JUDGED, (int)c.why);
+}
+
+TEST(check_tolerance_and_catches_text)
+{
+	const struct perf_entry one = check_entry(1, 1, 0);
+	const struct perf_entry three = check_entry(1, 3, 0.001);
+	char buf[64];
+	double tol;
+
+	EXPECT_EQ(0, perf_check_tolerance(&one, 0.02, &tol));
+	EXPECT_TRUE(NEAR(0.02, tol, 0));
+	EXPECT_EQ(-EINVAL, perf_check_tolerance(&one, NAN, &tol));
+	EXPECT_EQ(0, perf_check_tolerance(&three, NAN, &tol));
+	EXPECT_TRUE(NEAR(TOL3, tol, E9));
+	EXPECT_STREQ("catches >= +2.50% (95% power)",
+		     perf_catches_text(0.025, buf, sizeof(buf)));
+	EXPECT_STREQ("catches: unknown, the baseline has one run",
+		     perf_catches_text(NAN, buf, sizeof(buf)));
 }
 
 /*
@@ -221,14 +513,14 @@ TEST(tolerance_from_spread)
  * gives it.  xorshift64* from a fixed seed, so the tables are the same
  * everywhere.
  */
-static uint64_t rng = 0x9e3779b97f4a7c15ULL;
+static __u64 rng = 0x9e3779b97f4a7c15ULL;
 
 static double uniform(void)
 {
 	rng ^= rng >> 12;
 	rng ^= rng << 25;
 	rng ^= rng >> 27;
-	return ((rng * 2685821657736338717ULL) >> 11) * 0x1.0p-53;
+	return ((rng * 2685821657736338717ULL) >> 11) / (double)(1ULL << 53);
 }
 
 static double gauss(void)
@@ -332,7 +624,7 @@ static void sim_table(struct __test_metadata *_metadata, size_t runs,
 	struct sim_row row[NR_EFFECTS];
 	size_t c, e;
 
-	printf(
+	fprintf(stdout,
 		"# %u trials a row: record %zu runs, check a ratio grown by the effect; tolerance %s\n",
 		SIM_TRIALS, runs,
 		fixed_tol ? "5% (--tolerance 5)" : "from the runs' spread");

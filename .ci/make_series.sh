@@ -10,7 +10,8 @@
 #   3. the stacked-label, replacement, audit and shipped-profile tests;
 #   4. the regression tests of fixes whose absence oopses;
 #   5. the VM runner and the kernel builder;
-#   6. the benchmark;
+#   6. the benchmark: the statistics and the verdict, the baseline file,
+#      the program, the maintainer's scripts;
 #   7. the README;
 #
 # plus a cover letter (.ci/series/cover.txt).  .ci/ stays out.  Every
@@ -43,11 +44,21 @@ LABELS=(unix_labels_tests.c audit_log.c audit_log.h unix_audit_tests.c
 	unix_profiles_tests.c)
 FIXES=(unix_fixes_test.c)
 VM=(vmtest.sh build_kernel.sh config.vm)
-BENCH=(af_unix_send_perf.c send_workload.c send_workload.h perf_env.c
-	perf_env.h perf_json.c perf_json.h perf_stats.c perf_stats.h
-	perf_verdict.c perf_verdict.h perf_parse.c perf_parse.h perf_baseline.c
-	perf_baseline.h perf_verdict_test.c perf_baseline_test.c perf_report.py
-	run_perf.sh aba_report.sh)
+# The benchmark as a reviewer reads it, each patch building on its own:
+# the verdict and the check of a series against a baseline entry (whose
+# type perf_baseline.h declares); the baseline file, and perf_env.c that
+# probes what it records, compiled from the next patch on (with it, that
+# patch would add over 2,000 lines); the program; the maintainer's scripts.
+BENCH_VERDICT=(perf_stats.c perf_stats.h perf_verdict.c perf_verdict.h
+	perf_check.c perf_check.h perf_baseline.h perf_verdict_test.c)
+BENCH_BASELINE=(perf_parse.c perf_parse.h perf_baseline.c
+	perf_baseline_test.c perf_env.c perf_env.h)
+BENCH_PROGRAM=(af_unix_send_perf.c send_perf.h send_opts.c send_series.c
+	send_baseline.c send_confined.c send_workload.c send_workload.h
+	perf_json.c perf_json.h)
+BENCH_SCRIPTS=(run_perf.sh aba_report.sh perf_report.py)
+BENCH=("${BENCH_VERDICT[@]}" "${BENCH_BASELINE[@]}" "${BENCH_PROGRAM[@]}"
+	"${BENCH_SCRIPTS[@]}")
 DOCS=(README)
 BUILD=(Makefile .gitignore)
 # Trimmed in every patch once the series holds them.
@@ -165,7 +176,10 @@ commit "$MSGS/2-handoff.msg" "${HANDOFF[@]}"
 commit "$MSGS/3-labels.msg" "${LABELS[@]}"
 commit "$MSGS/4-fixes.msg" "${FIXES[@]}"
 commit "$MSGS/5-vm.msg" "${VM[@]}"
-commit "$MSGS/6-bench.msg" "${BENCH[@]}"
+commit "$MSGS/6a-verdict.msg" "${BENCH_VERDICT[@]}"
+commit "$MSGS/6b-baseline.msg" "${BENCH_BASELINE[@]}"
+commit "$MSGS/6c-bench.msg" "${BENCH_PROGRAM[@]}"
+commit "$MSGS/6d-scripts.msg" "${BENCH_SCRIPTS[@]}"
 # The README without the paragraphs about this repository's .ci/, which
 # stays out.
 put "${DOCS[@]}"

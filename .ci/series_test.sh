@@ -103,22 +103,22 @@ for tree in "$@"; do
 	check "$ver: a patch per message, ${#MSGS[@]}, and a cover letter (${#files[@]} files)" \
 		test "${#files[@]}" -eq $((${#MSGS[@]} + 1))
 	check "$ver: no patch names .ci/, which stays out" \
-		sh -c "! grep -h '^+' '$series'/000[1-9]*.patch | grep -F .ci/"
+		sh -c "! grep -h '^+' '$series'/[0-9][0-9][0-9][0-9]-selftests-*.patch | grep -F .ci/"
 	# What the patches add is the same whatever the base.
-	grep -h '^+' "$series"/000[1-9]*.patch >"$OUT/$ver/added"
+	grep -h '^+' "$series"/[0-9][0-9][0-9][0-9]-selftests-*.patch >"$OUT/$ver/added"
 	[[ -f $OUT/added ]] || cp "$OUT/$ver/added" "$OUT/added"
 	check "$ver: the patches add the same lines as for the first tree" \
 		cmp -s "$OUT/added" "$OUT/$ver/added"
 	check "$ver: git am applies the series" \
-		git -C "$repo" "${git_id[@]}" am -q "$series"/000[1-9]*.patch
+		git -C "$repo" "${git_id[@]}" am -q "$series"/[0-9][0-9][0-9][0-9]-selftests-*.patch
 	idx=0
-	for p in "$series"/000[1-9]*.patch; do
+	for p in "$series"/[0-9][0-9][0-9][0-9]-selftests-*.patch; do
 		idx=$((idx + 1))
 		check "$ver: checkpatch --strict $(basename "$p")" \
 			checkpatch_ok "$repo" "$p" "$idx" "$ver"
 	done
 	[[ -f $OUT/diffstat ]] ||
-		(cd "$series" && git apply --stat 000[1-9]*.patch) >"$OUT/diffstat"
+		(cd "$series" && git apply --stat [0-9][0-9][0-9][0-9]-selftests-*.patch) >"$OUT/diffstat"
 	check "$ver: get_maintainer.pl names the AppArmor list for the suite" \
 		maintained "$repo"
 	check "$ver: make tinyconfig" make -s -C "$repo" tinyconfig
