@@ -36,6 +36,7 @@ UNIX_AREAS += unix_handoff_tests.c
 UNIX_AREAS += unix_labels_tests.c
 UNIX_AREAS += unix_audit_tests.c
 UNIX_AREAS += unix_profiles_tests.c
+UNIX_AREAS += unix_stack_tests.c
 LOCAL_HDRS += $(UNIX_AREAS)
 
 TEST_GEN_PROGS := aa_unix_mediation

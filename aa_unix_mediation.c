@@ -13,6 +13,7 @@
  *   unix_labels_tests.c    stacked labels and replaced profiles
  *   unix_audit_tests.c     denial records, enforce and complain mode
  *   unix_profiles_tests.c  profiles as systems ship them
+ *   unix_stack_tests.c     sockets carried onto a stack (A//&B)
  *
  * What they are built on:
  *
@@ -39,6 +40,7 @@
 #include "unix_labels_tests.c"
 #include "unix_audit_tests.c"
 #include "unix_profiles_tests.c"
+#include "unix_stack_tests.c"
 
 /* Each area's checks by ABI, for the one compile of every profile. */
 static const struct checks *const areas[] = {
@@ -47,6 +49,7 @@ static const struct checks *const areas[] = {
 	labels_checks,		/* unix_labels_tests.c */
 	audit_checks,		/* unix_audit_tests.c */
 	profiles_checks,	/* unix_profiles_tests.c */
+	stack_checks,		/* unix_stack_tests.c */
 };
 
 int main(int argc, char **argv)

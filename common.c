@@ -275,6 +275,11 @@ int aa_confine_onexec(const char *profile)
 	return aa_change_onexec(profile) ? -errno : 0;
 }
 
+int aa_stack_exec(const char *profile)
+{
+	return aa_stack_onexec(profile) ? -errno : 0;
+}
+
 /* A NULL @profile stands for "unconfined", which has no mode. */
 static int label_is(char *label, const char *mode, const char *profile,
 		    bool complain)
@@ -343,6 +348,12 @@ int aa_stack(const char *profile)
 }
 
 int aa_confine_onexec(const char *profile)
+{
+	(void)profile;
+	return -EOPNOTSUPP;
+}
+
+int aa_stack_exec(const char *profile)
 {
 	(void)profile;
 	return -EOPNOTSUPP;

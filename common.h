@@ -60,6 +60,8 @@ int aa_confine(const char *profile);
 int aa_stack(const char *profile);
 /* The calling task's next execve() changes to @profile (aa_change_onexec()). */
 int aa_confine_onexec(const char *profile);
+/* The calling task's next execve() stacks @profile (aa_stack_onexec()). */
+int aa_stack_exec(const char *profile);
 /*
  * Returns 0 if the calling task's label is @profile in enforce mode, or
  * complain mode if @complain.

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -97,6 +98,8 @@ const char *handoff_op_name(enum handoff_op op)
 		[HOP_URING_RECV] = "io_uring RECV",
 		[HOP_ACCEPT] = "accept",
 		[HOP_CONNECT] = "connect",
+		[HOP_FLOCK_SH] = "flock(LOCK_SH)",
+		[HOP_FLOCK_EX] = "flock(LOCK_EX)",
 	};
 
 	return op < HOP_COUNT ? names[op] : "?";
@@ -176,6 +179,20 @@ static bool op_reads(enum handoff_op op)
 	return op == HOP_READ || op == HOP_RECVMSG || op == HOP_URING_RECV;
 }
 
+static bool op_locks(enum handoff_op op)
+{
+	return op == HOP_FLOCK_SH || op == HOP_FLOCK_EX;
+}
+
+/* The lock of @op on @fd, and its release: nothing else waits on it. */
+static int lock_at(struct run *r, enum step where, int fd, enum handoff_op op)
+{
+	if (failed(r->out, where,
+		   flock(fd, (op == HOP_FLOCK_EX ? LOCK_EX : LOCK_SH) | LOCK_NB)))
+		return -1;
+	return failed(r->out, where, flock(fd, LOCK_UN)) ? -1 : 0;
+}
+
 /* Receives the run's message on @fd by @via and checks every byte. */
 static int recv_msg(struct run *r, enum step where, int fd,
 		    enum handoff_op via)
@@ -225,6 +242,8 @@ static int accept_at(struct run *r, enum step at, int fd)
 
 static int op_once(struct run *r, enum step at, int fd)
 {
+	if (op_locks(r->h->op))
+		return lock_at(r, at, fd, r->h->op);
 	if (op_reads(r->h->op))
 		return recv_msg(r, at, fd, r->h->op);
 	return send_msg(r, at, fd, r->h->op);
@@ -280,7 +299,7 @@ static int use_at(struct run *r, enum step at, int fd)
 	}
 #endif
 	ret = op_once(r, at, fd);
-	if (at == STEP_OP && (op == HOP_WRITE || op == HOP_READ))
+	if (at == STEP_OP && (op == HOP_WRITE || op == HOP_READ || op_locks(op)))
 		ret = retry(r, fd, ret);
 #ifdef HAVE_LIBURING
 	if (op == HOP_URING_SEND || op == HOP_URING_RECV)
@@ -302,10 +321,11 @@ static int check_at(struct run *r, enum step at, int fd)
 {
 	int conn;
 
-	if (op_reads(r->h->op))
+	if (op_reads(r->h->op) || op_locks(r->h->op))
 		return 0;
 	if (r->h->op != HOP_CONNECT)
-		return recv_msg(r, at, fd, HOP_RECVMSG);
+		return recv_msg(r, at, fd, r->h->creator_file_ops ? HOP_READ :
+				HOP_RECVMSG);
 	if (!readable(r->out, at, fd, -1))
 		return -1;
 	conn = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
@@ -442,12 +462,45 @@ static int make_pair(struct run *r, int sv[2])
 	       -1 : 0;
 }
 
+/*
+ * Puts the user's label on the calling task, now or, for @exec, at its
+ * next execve(): the user's profile alone, or stacked on the creator's.
+ */
+static int become_user(const struct handoff *h, struct outcome *out,
+		       bool exec)
+{
+	char amp[LABEL_MAX];
+	int ret;
+
+	if (h->onto == ONTO_PROFILE && !exec)
+		return confine(out, STEP_CONFINE_USER, h->user, false, false);
+	at(out, STEP_CONFINE_USER);
+	snprintf(amp, sizeof(amp), "&%s", h->user);
+	if (h->onto == ONTO_STACK)
+		ret = exec ? aa_stack_exec(h->user) : aa_stack(h->user);
+	else if (h->onto == ONTO_CHANGE_STACK)
+		ret = exec ? aa_confine_onexec(amp) : aa_confine(amp);
+	else
+		ret = aa_confine_onexec(h->user);
+	if (ret) {
+		out->err = -ret;
+		return -1;
+	}
+	/* The exec'd image checks its label itself. */
+	return !exec && wrong(out, STEP_CONFINE_USER,
+			      !aa_check_label(h->label, false), FAULT_LABEL) ?
+	       -1 : 0;
+}
+
 /* The user's process of HANDOFF_PASS: it receives end 0 and uses it. */
 static void pass_user(struct run *r, int chan)
 {
 	int fd;
 
-	if (confine(r->out, STEP_CONFINE_USER, r->h->user, false, false))
+	/* A stack goes onto the creator's label, as for the other ways. */
+	if ((r->h->onto != ONTO_PROFILE &&
+	     confine(r->out, STEP_CONFINE_USER, r->h->creator, false, false)) ||
+	    become_user(r->h, r->out, false))
 		return;
 	fd = recv_fd(r->out, chan);
 	if (fd < 0)
@@ -486,14 +539,12 @@ static int exec_user(struct run *r, struct run *user, int sv[2])
 		snprintf(args[1], sizeof(args[1]), "%d", r->h->type);
 		snprintf(args[2], sizeof(args[2]), "%d", sv[0]);
 		snprintf(args[3], sizeof(args[3]), "%d", res[1]);
-		at(user->out, STEP_CONFINE_USER);
-		user->out->err = -aa_confine_onexec(r->h->user);
-		if (user->out->err ||
+		if (become_user(r->h, user->out, true) ||
 		    failed(user->out, STEP_EXEC, fcntl(res[1], F_SETFD, 0)))
 			_exit(0);
 		at(user->out, STEP_EXEC);
 		execl(self, self, EXEC_ARG, args[0], args[1], args[2], args[3],
-		      r->h->user, (char *)NULL);
+		      r->h->label ? r->h->label : r->h->user, (char *)NULL);
 		failed(user->out, STEP_EXEC, -1);
 		_exit(0);
 	}
@@ -538,9 +589,7 @@ static int hand_off(struct run *r, struct run *user, int sv[2], int chan)
 
 	switch (r->h->how) {
 	case HANDOFF_CHANGE:
-		if (confine(user->out, STEP_CONFINE_USER, r->h->user, false,
-			    false) ||
-		    use(user, sv[0]))
+		if (become_user(r->h, user->out, false) || use(user, sv[0]))
 			return -1;
 		user->out->step = STEP_DONE;
 		return 0;
@@ -551,8 +600,7 @@ static int hand_off(struct run *r, struct run *user, int sv[2], int chan)
 			return -1;
 		if (!pid) {
 			close(sv[1]);
-			if (!confine(user->out, STEP_CONFINE_USER, r->h->user,
-				     false, false) &&
+			if (!become_user(r->h, user->out, false) &&
 			    !use(user, sv[0]))
 				user->out->step = STEP_DONE;
 			_exit(0);
@@ -580,12 +628,33 @@ static int hand_off(struct run *r, struct run *user, int sv[2], int chan)
 	}
 }
 
+/* The ops of handoff.warm, once each on end 0, under the creator's label. */
+static int warm(struct run *r, int sv[2])
+{
+	unsigned int w = r->h->warm;
+	enum handoff_op op;
+
+	if ((w & HANDOFF_WARM(HOP_WRITE)) &&
+	    (send_msg(r, STEP_BEFORE, sv[0], HOP_WRITE) ||
+	     recv_msg(r, STEP_BEFORE, sv[1], HOP_RECVMSG)))
+		return -1;
+	if ((w & HANDOFF_WARM(HOP_READ)) &&
+	    (send_msg(r, STEP_BEFORE, sv[1], HOP_SENDMSG) ||
+	     recv_msg(r, STEP_BEFORE, sv[0], HOP_READ)))
+		return -1;
+	for (op = HOP_FLOCK_SH; op <= HOP_FLOCK_EX; op++)
+		if ((w & HANDOFF_WARM(op)) && lock_at(r, STEP_BEFORE, sv[0], op))
+			return -1;
+	return 0;
+}
+
 /*
  * The creator: confined, it makes the pair, queues a message for a read
  * op, hands end 0 over and checks on end 1 what the user wrote.
  */
 static void creator(struct run *r, struct run *user, int chan)
 {
+	enum handoff_op seed = r->h->creator_file_ops ? HOP_WRITE : HOP_SENDMSG;
 	int sv[2];
 
 	if (confine(r->out, STEP_CONFINE, r->h->creator, false, false))
@@ -594,12 +663,10 @@ static void creator(struct run *r, struct run *user, int chan)
 		return;
 	/* Read ops read twice (retry()). */
 	if (op_reads(r->h->op) &&
-	    (send_msg(r, STEP_SEED, sv[1], HOP_SENDMSG) ||
-	     send_msg(r, STEP_SEED, sv[1], HOP_SENDMSG)))
+	    (send_msg(r, STEP_SEED, sv[1], seed) ||
+	     send_msg(r, STEP_SEED, sv[1], seed)))
 		return;
-	if (r->h->warm && r->h->op == HOP_WRITE &&
-	    r->h->how != HANDOFF_REPLACE &&
-	    (use_at(r, STEP_BEFORE, sv[0]) || check_at(r, STEP_BEFORE, sv[1])))
+	if (r->h->how != HANDOFF_REPLACE && warm(r, sv))
 		return;
 	if (hand_off(r, user, sv, chan))
 		return;

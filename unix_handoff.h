@@ -53,8 +53,28 @@ enum handoff_op {
 	 * abstract name path[1].
 	 */
 	HOP_CONNECT,
+	/*
+	 * flock() on end 0: AppArmor asks a shared lock as a lock alone, an
+	 * exclusive one as lock and write (flock_translate_cmd() makes it
+	 * F_WRLCK).  Revalidated by aa_file_perm() as read and write are.
+	 */
+	HOP_FLOCK_SH,
+	HOP_FLOCK_EX,
 	HOP_COUNT,
 };
+
+/* The creator's label and the user's: how the second is reached. */
+enum handoff_onto {
+	ONTO_PROFILE,	/* the user's profile alone: change_profile */
+	/* The user's stacked on the creator's: aa_stack_profile(). */
+	ONTO_STACK,
+	/* The same stack, by change_profile to "&" and the user's profile. */
+	ONTO_CHANGE_STACK,
+	ONTO_COUNT,
+};
+
+/* In handoff.warm: the creator does @op on end 0 before the hand-off. */
+#define HANDOFF_WARM(op) (1U << (op))
 
 struct handoff {
 	enum handoff_how how;
@@ -67,17 +87,31 @@ struct handoff {
 	const char *path[2];
 	const char *creator;	/* NULL: created unconfined */
 	const char *user;	/* the profile it is used under */
+	/*
+	 * How @user is put on (at exec: aa_stack_onexec() or change_onexec;
+	 * HANDOFF_PASS: a stack onto @creator), and for a stack the label
+	 * the user then has, as the kernel prints it.  Not for
+	 * HANDOFF_REPLACE.
+	 */
+	enum handoff_onto onto;
+	const char *label;
 	enum handoff_op op;
 	/* HANDOFF_REPLACE: replaces the creator's profile; 0 or -errno. */
 	int (*replace)(void *arg);
 	void *arg;
 	/*
-	 * HOP_WRITE: the creator writes on end 0 first, so that the file
-	 * allows write and only the socket's cache of labels decides
-	 * whether the user's write is revalidated (aa_file_perm()'s fast
-	 * path).
+	 * HANDOFF_WARM() of the ops (HOP_WRITE, HOP_READ, the flock ones)
+	 * the creator does on end 0 before handing it over, so that the
+	 * file allows them and only the socket's cache of labels decides
+	 * whether the user's are revalidated (aa_file_perm()'s fast path).
 	 */
-	bool warm;
+	unsigned int warm;
+	/*
+	 * The creator seeds and checks with write() and read(), file ops
+	 * revalidated under its own label, instead of sendmsg() and
+	 * recvmsg(): a conversation with a peer whose label changed.
+	 */
+	bool creator_file_ops;
 	/*
 	 * HANDOFF_REPLACE: the task reads the go-ahead with read(), which
 	 * has AppArmor refresh its label first; else with recv(), which

@@ -291,8 +291,6 @@ static void handoff_sub(struct ctx *c, const struct handoff_row *hc)
 		.shape = hc->shape,
 		.type = v->type,
 		.path = { path[0], path[1] },
-		/* A creator that may write uses the end first. */
-		.warm = hc->creator_confined && hc->creator == LACK_NONE,
 	};
 	struct outcome want, got;
 	enum handoff_shape shape = hc->shape;
@@ -342,6 +340,9 @@ static void handoff_sub(struct ctx *c, const struct handoff_row *hc)
 		    shape != HSHAPE_PAIR && h.op != HOP_WRITE &&
 		    h.op != HOP_READ)
 			continue;
+		/* A creator that may write writes on the end first. */
+		h.warm = hc->creator_confined && hc->creator == LACK_NONE &&
+			 h.op == HOP_WRITE ? HANDOFF_WARM(HOP_WRITE) : 0;
 		ret = handoff_run(&h, &got);
 		unlink(path[0]);
 		unlink(path[1]);

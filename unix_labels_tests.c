@@ -10,24 +10,6 @@
 #include "unix_variants.h"
 
 /*
- * The label "A//&B" of profiles @a and @b, registered; NULL if one is not.
- * The kernel orders a stack's profiles by name, as we write it here.
- */
-static const char *stack_of(struct ctx *c, const struct prof *a,
-			    const struct prof *b, char *buf, size_t len)
-{
-	const char *na = registered(c, a), *nb = registered(c, b);
-
-	if (!na || !nb)
-		return NULL;
-	if (strcmp(na, nb) > 0)
-		snprintf(buf, len, "%s//&%s", nb, na);
-	else
-		snprintf(buf, len, "%s//&%s", na, nb);
-	return buf;
-}
-
-/*
  * The permissions a stack is tested without; by_stack: the same label is
  * also built by aa_stack_profile(), for the checks at connect and send.
  */

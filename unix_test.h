@@ -148,6 +148,26 @@ static const char __maybe_unused *registered(struct ctx *c,
 	return aa_policy_find(policy, c->v->abi, p->name, p->text);
 }
 
+/*
+ * The label "A//&B" of profiles @a and @b, registered; NULL if one is not.
+ * The kernel orders a stack's profiles by name, as we write it here.
+ */
+static const char __maybe_unused *stack_of(struct ctx *c,
+					   const struct prof *a,
+					   const struct prof *b,
+					   char *buf, size_t len)
+{
+	const char *na = registered(c, a), *nb = registered(c, b);
+
+	if (!na || !nb)
+		return NULL;
+	if (strcmp(na, nb) > 0)
+		snprintf(buf, len, "%s//&%s", nb, na);
+	else
+		snprintf(buf, len, "%s//&%s", na, nb);
+	return buf;
+}
+
 static void __maybe_unused expect_outcome(struct __test_metadata *_metadata,
 					  const char *desc, const char *who,
 					  struct outcome want,

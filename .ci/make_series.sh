@@ -7,7 +7,8 @@
 #   1. the shared machinery and the rule tests, with TARGETS += apparmor
 #      and a MAINTAINERS F: line under AppArmor;
 #   2. the tests of sockets that change hands;
-#   3. the stacked-label, replacement, audit and shipped-profile tests;
+#   3. the stacked-label, replacement, audit and shipped-profile tests,
+#      then the tests of sockets carried onto a stack;
 #   4. the regression tests of fixes whose absence oopses;
 #   5. the VM runner and the kernel builder;
 #   6. the benchmark: the statistics and the verdict, the baseline file,
@@ -42,6 +43,7 @@ RULES=(config settings common.c common.h policy.c policy.h profile.c
 HANDOFF=(unix_handoff.c unix_handoff.h unix_handoff_tests.c)
 LABELS=(unix_labels_tests.c audit_log.c audit_log.h unix_audit_tests.c
 	unix_profiles_tests.c)
+STACK=(unix_stack_tests.c)
 FIXES=(unix_fixes_test.c)
 VM=(vmtest.sh build_kernel.sh config.vm)
 # The benchmark as a reviewer reads it, each patch building on its own:
@@ -98,7 +100,7 @@ mkdir -p "$SRC" "$REPO/$ST"
 git -C "$TOP" archive HEAD | tar -x -C "$SRC"
 
 # Every committed file outside .ci/ must be in one patch.
-placed=" ${RULES[*]} ${HANDOFF[*]} ${LABELS[*]} ${FIXES[*]} ${VM[*]} ${BENCH[*]} ${DOCS[*]} ${BUILD[*]} "
+placed=" ${RULES[*]} ${HANDOFF[*]} ${LABELS[*]} ${STACK[*]} ${FIXES[*]} ${VM[*]} ${BENCH[*]} ${DOCS[*]} ${BUILD[*]} "
 while read -r f; do
 	[[ $placed == *" $f "* ]] || die "$f is in no patch: add it to a list"
 done < <(git -C "$TOP" ls-files | grep -v '^\.ci/')
@@ -173,7 +175,8 @@ awk '/^APPARMOR SECURITY MODULE$/ { sec = 1 }
 	{ print }' "$K/MAINTAINERS" >"$REPO/MAINTAINERS"
 commit "$MSGS/1-rules.msg" "${RULES[@]}"
 commit "$MSGS/2-handoff.msg" "${HANDOFF[@]}"
-commit "$MSGS/3-labels.msg" "${LABELS[@]}"
+commit "$MSGS/3a-labels.msg" "${LABELS[@]}"
+commit "$MSGS/3b-stack.msg" "${STACK[@]}"
 commit "$MSGS/4-fixes.msg" "${FIXES[@]}"
 commit "$MSGS/5-vm.msg" "${VM[@]}"
 commit "$MSGS/6a-verdict.msg" "${BENCH_VERDICT[@]}"

@@ -16,12 +16,18 @@
 #   (d) the same baseline makes that check FAIL on COSTLY and on
 #       REGRESSED, on both workloads: exit status 1 and "not ok ...
 #       exceeds baseline" verdict lines,
+#   (e) with SIBLING, FIXED without a change that must cost nothing (the
+#       stack revalidation fix of .ci/fixes, which no send path reaches):
+#       the baseline passes SIBLING on both workloads, and the confined
+#       OLD-/NEW-ABI variants' ratios on SIBLING and FIXED agree within
+#       the recorded tolerance,
 # and the confined OLD-/NEW-ABI variants run: both pass on FIXED, NEW-ABI
 # SKIPs (kernel lacks ...) on Debian trixie's 6.12.
 #
-# Usage: .ci/perf.sh [--no-trixie] FIXED REGRESSED COSTLY
+# Usage: .ci/perf.sh [--no-trixie] FIXED REGRESSED COSTLY [SIBLING]
 # Exit 0 when all pass.  Five recording boots one after the other, then
-# four at once: FIXED, REGRESSED, COSTLY with -icount (TCG), and trixie.
+# the others at once: FIXED, REGRESSED, COSTLY (and SIBLING) with -icount
+# (TCG), and trixie.
 # Logs and the guests' /output go to a directory named at the end.
 # PERF_BENCH overrides the benchmark settings (one string, split on blanks).
 
@@ -42,13 +48,18 @@ CONFINED=(--variants "old-abi,new-abi" --workloads sendmmsg --msgs 2048
 	--rounds 2 --warmup 0)
 TRIXIE=1
 [[ ${1:-} == --no-trixie ]] && TRIXIE=0 && shift
-if [[ $# -ne 3 || ! -f ${1:-} || ! -f ${2:-} || ! -f ${3:-} ]]; then
-	echo "usage: $0 [--no-trixie] FIXED_BZIMAGE REGRESSED_BZIMAGE COSTLY_BZIMAGE" >&2
+if [[ $# -lt 3 || $# -gt 4 || ! -f ${1:-} || ! -f ${2:-} || ! -f ${3:-} ||
+	($# -eq 4 && ! -f ${4:-}) ]]; then
+	echo "usage: $0 [--no-trixie] FIXED_BZIMAGE REGRESSED_BZIMAGE COSTLY_BZIMAGE [SIBLING_BZIMAGE]" >&2
 	exit 2
 fi
 FIXED=$1
 REGRESSED=$2
 COSTLY=$3
+SIBLING=${4:-}
+# The confined variants compared between FIXED and SIBLING: measured as
+# the unconfined ones are.
+SIDE=(--variants "old-abi,new-abi" "${BENCH[@]}")
 OUT=$(mktemp -d /tmp/apparmor-selftests-perf.XXXXXX)
 failed=0
 start=$SECONDS
@@ -132,6 +143,7 @@ check_boot()
 	shift 2
 	run check ./run_perf.sh check -- "$@" --baseline /tmp/base --json /output/r.json
 	[ "$confined" != 1 ] || run confined ./af_unix_send_perf '"${CONFINED[*]}"'
+	[ "$confined" != 2 ] || run side ./af_unix_send_perf '"${SIDE[*]}"' --json /output/side.json
 	exit 0' bash "$3" "$(cat "$base")" "${BENCH[@]}"
 }
 
@@ -139,6 +151,7 @@ rc2=1
 rc3=1
 rc4=1
 rc5=0
+rc6=1
 if [[ -s $base ]]; then
 	check_boot 2 "$FIXED" 1 &
 	pid2=$!
@@ -146,6 +159,13 @@ if [[ -s $base ]]; then
 	pid3=$!
 	check_boot 4 "$COSTLY" 0 &
 	pid4=$!
+	if [[ -n $SIBLING ]]; then
+		# Boot 6 runs FIXED's confined variants as boot 5 SIBLING's.
+		check_boot 5 "$SIBLING" 2 &
+		pid5=$!
+		check_boot 6 "$FIXED" 2 &
+		pid6=$!
+	fi
 fi
 if [[ $TRIXIE -eq 1 ]]; then
 	vm trixie -d trixie -- ./af_unix_send_perf "${CONFINED[@]}" &
@@ -159,6 +179,12 @@ if [[ -s $base ]]; then
 	rc3=$?
 	wait "$pid4"
 	rc4=$?
+	if [[ -n $SIBLING ]]; then
+		wait "$pid5"
+		rc6=$?
+		wait "$pid6"
+		rc6=$((rc6 | $?))
+	fi
 fi
 
 read -r r1 d1 < <(ratio "$OUT/record/1/result.json")
@@ -214,6 +240,31 @@ judged 4 "$rc4" 1 '^not ok [0-9]+ .* exceeds baseline ' \
 	"the baseline FAILs the fixed kernel plus 24 instructions a send (+1%), both workloads"
 judged 3 "$rc3" 1 '^not ok [0-9]+ .* exceeds baseline ' \
 	"the baseline FAILs the regressed kernel, both workloads"
+
+# vratio JSON VARIANT WORKLOAD: that series' dgram/seqpacket ratio.
+vratio()
+{
+	jq -r --arg v "$2" --arg w "$3" 'first(.series[] |
+		select(.variant == $v and .workload == $w and .sock == "dgram" and
+		.msg_size == 128)) | .ratio' "$1" 2>/dev/null
+}
+
+if [[ -n $SIBLING ]]; then
+	judged 5 "$rc6" 0 '^ok [0-9]+ .* within ' \
+		"the baseline of the fixed kernel passes it without the stack fix, both workloads"
+	ok=0
+	for v in old-abi new-abi; do
+		for w in sendmmsg io_uring; do
+			a=$(vratio "$OUT/5/side.json" "$v" "$w")
+			b=$(vratio "$OUT/6/side.json" "$v" "$w")
+			d=$(awk -v a="$a" -v b="$b" 'BEGIN { if (a > 0 && b > 0) printf "%.3f", (b / a - 1) * 100 }')
+			echo "# $v $w: ratio ${a:-none} without the stack fix, ${b:-none} with it: ${d:-none}% (tolerance ${tols:-none}%)"
+			awk -v d="$d" -v t="$tols" 'BEGIN { exit !(d != "" && t != "" && d <= t && -d <= t) }' ||
+				ok=1
+		done
+	done
+	result "$ok" "confined variants: the stack fix costs nothing within the recorded tolerance"
+fi
 
 # Debian trixie's 6.12 lacks network_v9/af_unix: NEW-ABI SKIPs, OLD passes.
 if [[ $TRIXIE -eq 1 ]]; then

@@ -9,9 +9,10 @@
 # run_kselftest.sh -c apparmor, the timeout from "settings"), judged from
 # its KTAP alone.
 #
-# Usage: .ci/series_test.sh OUTDIR KERNEL_TREE [KERNEL_TREE...]
+# Usage: .ci/series_test.sh [-k BZIMAGE] OUTDIR KERNEL_TREE [KERNEL_TREE...]
 #
-# The tarball of the first tree is run.  A pristine tree is a git
+# The tarball of the first tree is run, on BZIMAGE (a kernel with every
+# fix the suite tests) or else on Debian trixie-backports' kernel.  A pristine tree is a git
 # repository of KERNEL_TREE's tracked files (Debian's .gitignore entry that
 # hides the whole tree aside), made once under $VMTEST_CACHE/pristine.
 
@@ -21,6 +22,11 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
 # shellcheck source=.ci/tap.sh
 . .ci/tap.sh
 CACHE=${VMTEST_CACHE:-$HOME/.cache/apparmor-selftests}
+KERNEL=(-d trixie-backports)
+if [[ ${1:-} == -k ]]; then
+	KERNEL=(-k "$2")
+	shift 2
+fi
 OUT=$(realpath -m "$1")
 shift
 ST=tools/testing/selftests
@@ -140,9 +146,8 @@ for tree in "$@"; do
 	git -C "$repo" clean -qfdx
 done
 
-# The root filesystem has no compiler: the tarball is all there is.  The
-# kernel is trixie-backports' 7.3, which has every fix the suite tests.
-./vmtest.sh -T "$tarball" -d trixie-backports -- sh -c \
+# The root filesystem has no compiler: the tarball is all there is.
+./vmtest.sh -T "$tarball" "${KERNEL[@]}" -- sh -c \
 	'command -v cc gcc >/dev/null && echo "compiler found"; \
 	 exec /kselftest/run_kselftest.sh -c apparmor' >"$OUT/tarball.tap" 2>&1
 rc=$?

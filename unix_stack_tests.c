@@ -1,0 +1,310 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * AppArmor AF_UNIX sockets carried onto a stack: a socketpair made and
+ * used under profile A, then used under A//&B, the label a confined
+ * manager gives what it starts (a container's profile stacked onto the
+ * runtime's, aa-exec -p 'A//&B', nested containers).  B is put on by
+ * aa_stack_profile(), by change_profile to "&B", or at an exec into the
+ * stack (aa_stack_onexec()); or a task under the stack receives the
+ * socket with SCM_RIGHTS; or the peer's process stacks it.
+ *
+ * The rule: a stack only adds profiles, and every profile of a label must
+ * allow an operation, so under A//&B whatever B refuses is refused, what
+ * A allowed before included.  aa_file_perm() may skip revalidating a file
+ * only when the task's label is a subset of the label cached on it
+ * (__aa_subj_label_is_cached(label, flabel)): A//&B is not a subset of A.
+ * For a unix socket __unix_needs_revalidation() asks it the other way
+ * round, whether the socket's label is a subset of the task's, and A
+ * always is a subset of A//&B, so B is never asked: on 7.2 and 7.3 every
+ * operation the file already allowed under A (a read, a write, a lock
+ * taken once) goes on under A//&B unchecked and unaudited.  Debian's 6.12
+ * refuses them all.
+ *
+ * The other subset tests on these paths (7.2's file.c and af_unix.c):
+ * - aa_file_perm()'s test for every file, __file_path_perm() and
+ *   __file_sock_perm() ask the task's label against the file's: right.
+ * - update_sk_ctx() merges the task's label into the socket's unless the
+ *   task's is a subset of it: right; the stacked rows below reach it
+ *   (B allowing everything: the socket then caches A//&B).
+ * - aa_unix_file_perm(), after revalidating a socket whose peer is not
+ *   on a path, merges the task's label into the peer's ctx->peer unless
+ *   the *peer's* label is a subset of the *task's*, the same shape as the
+ *   bug: a peer labelled A is not told that the task is now A//&B.  That
+ *   changes what SO_PEERSEC reports to the peer, and whether the peer's
+ *   next operation is revalidated (ctx->peer against peer_lastupdate),
+ *   which would ask the pair of labels the task's revalidation has just
+ *   allowed both ways (xcheck()): no decision can differ, so no row here
+ *   can fail on it.  The report of the bug asks about it.
+ * - update_sk_ctx()'s peer test (plabel against ctx->peer) compares two
+ *   peer labels, not the task's: a stack of the task does not enter it.
+ *
+ * The rows: what the user of end 0 is refused under the stack, by what B
+ * is, whatever the operation and whether A did it first.  Each row runs
+ * every operation that reaches aa_file_perm() (read(), write(), a shared
+ * and an exclusive flock()), each after A did nothing on the end, did that
+ * operation, or did them all.  Refused in place is EACCES; at an exec the
+ * kernel revokes the inherited end instead, and drops a received one.
+ */
+
+#include "unix_handoff.h"
+#include "unix_test.h"
+
+/* What B is. */
+enum stack_b {
+	B_NO_UNIX,	/* no unix rule: A's file access only */
+	B_ALL,		/* every unix permission, as A */
+	B_SAME,		/* A itself: the label stays A */
+};
+
+struct stack_row {
+	enum stack_b b;
+	const char *desc;
+	bool refused;
+	const char *why;
+};
+
+/* clang-format off */
+static const struct stack_row stack_rows[] = {
+	{ B_NO_UNIX, "B without unix rules", true,
+	  "every profile of A//&B must allow it, and B allows no unix op" },
+	{ B_ALL, "B allowing every unix op", false,
+	  "A and B both allow it: revalidated and allowed" },
+	{ B_SAME, "A stacked onto A", false,
+	  "the label stays A, cached on the socket: nothing to revalidate" },
+};
+
+/* clang-format on */
+
+/* What A did on end 0 before the stack. */
+static const struct {
+	const char *desc;
+	bool op;		/* the operation the user then does */
+	unsigned int also;	/* more ops, as HANDOFF_WARM() bits */
+} stack_warm[] = {
+	{ "unused under A", false, 0 },
+	{ "used so under A", true, 0 },
+	{ "used every way under A", true,
+	  HANDOFF_WARM(HOP_WRITE) | HANDOFF_WARM(HOP_READ) |
+	  HANDOFF_WARM(HOP_FLOCK_SH) | HANDOFF_WARM(HOP_FLOCK_EX) },
+};
+
+static const enum handoff_op stack_ops[] = {
+	HOP_WRITE, HOP_READ, HOP_FLOCK_SH, HOP_FLOCK_EX,
+};
+
+/* How the test under way gets onto the stack; the profiles are shared. */
+static struct {
+	enum handoff_how how;
+	enum handoff_onto onto;
+} stack_params;
+
+static const char *stack_way_name(enum handoff_how how, enum handoff_onto onto)
+{
+	if (how == HANDOFF_EXEC)
+		return "an exec into the stack (aa_stack_onexec)";
+	if (how == HANDOFF_FORK)
+		return "the peer's process stacking it";
+	if (how == HANDOFF_PASS)
+		return "SCM_RIGHTS to a task under the stack";
+	return onto == ONTO_STACK ? "aa_stack_profile" : "change_profile to &B";
+}
+
+static struct outcome stack_want(const struct stack_row *row,
+				 const struct handoff *h)
+{
+	if (!row->refused)
+		return (struct outcome){ .step = STEP_DONE };
+	/* An inherited end B may not have is revoked: not the socket. */
+	if (h->how == HANDOFF_EXEC)
+		return (struct outcome){ .step = STEP_EXEC,
+					 .fault = FAULT_NOT_INSTALLED };
+	/* A received one is dropped (MSG_CTRUNC), not refused. */
+	if (h->how == HANDOFF_PASS)
+		return (struct outcome){ .step = STEP_RECV_FD,
+					 .fault = FAULT_NOT_INSTALLED };
+	return (struct outcome){ .step = STEP_OP, .err = EACCES };
+}
+
+static void stack_sub(struct ctx *c, const struct stack_row *row,
+		      const struct prof *a, const struct prof *b)
+{
+	struct __test_metadata *_metadata = c->metadata;
+	char label[2 * NAME_MAX_LEN + 4], desc[512];
+	struct handoff h = {
+		.how = stack_params.how,
+		.onto = stack_params.onto,
+		.shape = HSHAPE_PAIR,
+		.type = c->v->type,
+		.creator = registered(c, a),
+		.user = registered(c, b),
+		.label = row->b == B_SAME ? registered(c, a) :
+			 stack_of(c, a, b, label, sizeof(label)),
+		/* The peer stacks: its creator talks on with file ops. */
+		.creator_file_ops = stack_params.how == HANDOFF_FORK,
+	};
+	struct outcome want, got;
+	size_t w, o;
+	int ret;
+
+	if (c->collect) {
+		if (!h.creator || !h.user)
+			ksft_exit_fail_msg("cannot register more profiles\n");
+		return;
+	}
+	ASSERT_FALSE(!h.creator || !h.user || !h.label);
+	c->subs++;
+	for (w = 0; w < ARRAY_SIZE(stack_warm); w++) {
+		for (o = 0; o < ARRAY_SIZE(stack_ops); o++) {
+			h.op = stack_ops[o];
+			h.warm = stack_warm[w].also |
+				 (stack_warm[w].op ? HANDOFF_WARM(h.op) : 0);
+			ret = handoff_run(&h, &got);
+			ASSERT_EQ(0, ret) {
+				TH_LOG("%s: cannot run: %s", row->desc,
+				       strerror(-ret));
+			}
+			want = stack_want(row, &h);
+			snprintf(desc, sizeof(desc), "%s, %s %s, by %s (%s)",
+				 row->desc, handoff_op_name(h.op),
+				 stack_warm[w].desc,
+				 stack_way_name(h.how, h.onto), row->why);
+			expect_outcome(_metadata, desc, "the user", want, &got);
+		}
+	}
+}
+
+static void check_stack(struct ctx *c)
+{
+	struct prof a = { }, no_unix = { }, all = { };
+	size_t i;
+
+	/*
+	 * A changes profile, writing its attr file, and an exec keeps it
+	 * (ix) under the stack; every profile of a stack maps this program.
+	 */
+	lacking(&a, c->v->abi, NULL);
+	prof_add(&a, "  /proc/*/attr/{apparmor/,}current w,\n  change_profile,\n  /** rmix,\n");
+	rules(&no_unix, "  /** rm,\n");
+	lacking(&all, c->v->abi, NULL);
+	prof_add(&all, "  /** rm,\n");
+	for (i = 0; i < ARRAY_SIZE(stack_rows); i++)
+		stack_sub(c, &stack_rows[i], &a,
+			  stack_rows[i].b == B_NO_UNIX ? &no_unix :
+			  stack_rows[i].b == B_ALL ? &all : &a);
+}
+
+/* clang-format off */
+FIXTURE(stack_handoff) {};
+
+FIXTURE_VARIANT(stack_handoff) {
+	enum handoff_how how;
+	enum handoff_onto onto;
+	int type;
+};
+
+FIXTURE_SETUP(stack_handoff) {}
+
+FIXTURE_TEARDOWN(stack_handoff) {}
+
+FIXTURE_VARIANT_ADD(stack_handoff, aa_stack_profile_stream) {
+	.how = HANDOFF_CHANGE, .onto = ONTO_STACK, .type = SOCK_STREAM,
+};
+
+FIXTURE_VARIANT_ADD(stack_handoff, aa_stack_profile_dgram) {
+	.how = HANDOFF_CHANGE, .onto = ONTO_STACK, .type = SOCK_DGRAM,
+};
+
+FIXTURE_VARIANT_ADD(stack_handoff, aa_stack_profile_seqpacket) {
+	.how = HANDOFF_CHANGE, .onto = ONTO_STACK, .type = SOCK_SEQPACKET,
+};
+
+FIXTURE_VARIANT_ADD(stack_handoff, change_profile_stream) {
+	.how = HANDOFF_CHANGE, .onto = ONTO_CHANGE_STACK, .type = SOCK_STREAM,
+};
+
+FIXTURE_VARIANT_ADD(stack_handoff, change_profile_dgram) {
+	.how = HANDOFF_CHANGE, .onto = ONTO_CHANGE_STACK, .type = SOCK_DGRAM,
+};
+
+FIXTURE_VARIANT_ADD(stack_handoff, change_profile_seqpacket) {
+	.how = HANDOFF_CHANGE, .onto = ONTO_CHANGE_STACK, .type = SOCK_SEQPACKET,
+};
+
+FIXTURE_VARIANT_ADD(stack_handoff, exec_stream) {
+	.how = HANDOFF_EXEC, .onto = ONTO_STACK, .type = SOCK_STREAM,
+};
+
+FIXTURE_VARIANT_ADD(stack_handoff, exec_dgram) {
+	.how = HANDOFF_EXEC, .onto = ONTO_STACK, .type = SOCK_DGRAM,
+};
+
+FIXTURE_VARIANT_ADD(stack_handoff, exec_seqpacket) {
+	.how = HANDOFF_EXEC, .onto = ONTO_STACK, .type = SOCK_SEQPACKET,
+};
+
+FIXTURE_VARIANT_ADD(stack_handoff, scm_rights_stream) {
+	.how = HANDOFF_PASS, .onto = ONTO_STACK, .type = SOCK_STREAM,
+};
+
+FIXTURE_VARIANT_ADD(stack_handoff, scm_rights_dgram) {
+	.how = HANDOFF_PASS, .onto = ONTO_STACK, .type = SOCK_DGRAM,
+};
+
+FIXTURE_VARIANT_ADD(stack_handoff, scm_rights_seqpacket) {
+	.how = HANDOFF_PASS, .onto = ONTO_STACK, .type = SOCK_SEQPACKET,
+};
+
+FIXTURE_VARIANT_ADD(stack_handoff, peer_stream) {
+	.how = HANDOFF_FORK, .onto = ONTO_STACK, .type = SOCK_STREAM,
+};
+
+FIXTURE_VARIANT_ADD(stack_handoff, peer_dgram) {
+	.how = HANDOFF_FORK, .onto = ONTO_STACK, .type = SOCK_DGRAM,
+};
+
+FIXTURE_VARIANT_ADD(stack_handoff, peer_seqpacket) {
+	.how = HANDOFF_FORK, .onto = ONTO_STACK, .type = SOCK_SEQPACKET,
+};
+
+/* clang-format on */
+
+static void run_stack(struct __test_metadata *_metadata,
+		      enum handoff_how how, enum handoff_onto onto, int type,
+		      enum aa_abi abi)
+{
+	struct variant v = {
+		.abi = abi,
+		.kind = KIND_UNNAMED,
+		.type = type,
+	};
+
+	/* Older kernels revalidate unix sockets as other sockets. */
+	if (env.enabled && !env.have_v9_unix)
+		SKIP(return, "%s",
+		     "kernel without AppArmor network_v9/af_unix (6.17+): the unix socket revalidation these cases expect");
+	stack_params.how = how;
+	stack_params.onto = onto;
+	run_variant(_metadata, &v, true, check_stack);
+}
+
+TEST_F(stack_handoff, old_abi)
+{
+	run_stack(_metadata, variant->how, variant->onto, variant->type,
+		  AA_ABI_OLD);
+}
+
+TEST_F(stack_handoff, new_abi)
+{
+	run_stack(_metadata, variant->how, variant->onto, variant->type,
+		  AA_ABI_NEW);
+}
+
+static check_fn *const stack_checks_of_abi[] = {
+	check_stack,
+};
+
+/* What the stack area registers and runs, by ABI. */
+static const struct checks stack_checks[AA_ABI_COUNT] = {
+	[AA_ABI_OLD] = { stack_checks_of_abi, ARRAY_SIZE(stack_checks_of_abi) },
+	[AA_ABI_NEW] = { stack_checks_of_abi, ARRAY_SIZE(stack_checks_of_abi) },
+};
