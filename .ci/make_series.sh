@@ -4,8 +4,8 @@
 # Turns the committed state of this repository into a git format-patch
 # series against a kernel tree, for posting:
 #
-#   1. the shared machinery and the rule tests, with TARGETS += apparmor
-#      and a MAINTAINERS F: line under AppArmor;
+#   1. the AppArmor helpers (with TARGETS += apparmor and a MAINTAINERS
+#      F: line under AppArmor), the AF_UNIX machinery, the rule tests;
 #   2. the tests of sockets that change hands;
 #   3. the stacked-label, replacement, audit and shipped-profile tests,
 #      then the tests of sockets carried onto a stack;
@@ -36,10 +36,11 @@ ST=tools/testing/selftests
 # .gitignore and aa_unix_mediation.c, which includes the test areas, go
 # into every patch, without what names a file or program the series does
 # not hold yet (trim()).
-RULES=(config settings common.c common.h policy.c policy.h profile.c
-	profile.h unix_core.c unix_core.h unix_scenario.c unix_scenario.h
-	unix_perms.c unix_perms.h unix_test.h unix_variants.h
-	unix_rules_tests.c aa_unix_mediation.c)
+HELPERS=(config settings common.c common.h policy.c policy.h profile.c
+	profile.h)
+MACHINERY=(unix_core.c unix_core.h unix_scenario.c unix_scenario.h
+	unix_perms.c unix_perms.h unix_test.h unix_variants.h)
+RULES=(unix_rules_tests.c aa_unix_mediation.c)
 HANDOFF=(unix_handoff.c unix_handoff.h unix_handoff_tests.c)
 LABELS=(unix_labels_tests.c audit_log.c audit_log.h unix_audit_tests.c
 	unix_profiles_tests.c)
@@ -100,7 +101,7 @@ mkdir -p "$SRC" "$REPO/$ST"
 git -C "$TOP" archive HEAD | tar -x -C "$SRC"
 
 # Every committed file outside .ci/ must be in one patch.
-placed=" ${RULES[*]} ${HANDOFF[*]} ${LABELS[*]} ${STACK[*]} ${FIXES[*]} ${VM[*]} ${BENCH[*]} ${DOCS[*]} ${BUILD[*]} "
+placed=" ${HELPERS[*]} ${MACHINERY[*]} ${RULES[*]} ${HANDOFF[*]} ${LABELS[*]} ${STACK[*]} ${FIXES[*]} ${VM[*]} ${BENCH[*]} ${DOCS[*]} ${BUILD[*]} "
 while read -r f; do
 	[[ $placed == *" $f "* ]] || die "$f is in no patch: add it to a list"
 done < <(git -C "$TOP" ls-files | grep -v '^\.ci/')
@@ -129,20 +130,24 @@ put()
 }
 
 # trim FILE: FILE without the lines (a line continued with "\" counting
-# as one) that name a source file or a program whose source the suite
-# does not hold yet.
+# as one, and a "# " comment going with the line after it) that name a
+# source file or a program whose source the suite does not hold yet.
 trim()
 {
-	awk -v dir="$D" '
+	awk -v dir="$D" -v srcs="$(cd "$SRC" && echo *.c)" '
+	BEGIN { n = split(srcs, s, " "); for (i = 1; i <= n; i++) c[s[i]] = 1 }
 	function has(f) { return system("test -e \"" dir "/" f "\"") == 0 }
+	function ours(f) { return f in c }
 	{ line = line $0 "\n" }
 	/\\$/ { next }
+	/^#( |$)/ { next }
 	{
 		keep = 1
 		n = split(line, w, /[^a-z_.0-9%]+/)
 		for (i = 1; i <= n; i++)
 			if ((w[i] ~ /^[a-z_]+\.(c|sh|py)$/ && !has(w[i])) ||
-			    (w[i] ~ /^[a-z_]+_(test|perf)$/ && !has(w[i] ".c")))
+			    (w[i] ~ /^[a-z_]+$/ && ours(w[i] ".c") &&
+			     !has(w[i] ".c")))
 				keep = 0
 		if (keep)
 			printf "%s", line
@@ -166,14 +171,16 @@ commit()
 	g commit -q -s -F "$msg"
 }
 
-# 1: the rule tests, wired into the selftests and MAINTAINERS.
+# 1: the helpers, wired into the selftests and MAINTAINERS.
 awk '!done && /^TARGETS \+= / && $3 > "apparmor" {
 	print "TARGETS += apparmor"; done = 1 } { print }' \
 	"$K/$ST/Makefile" >"$REPO/$ST/Makefile"
 awk '/^APPARMOR SECURITY MODULE$/ { sec = 1 }
 	sec && /^$/ { print "F:\ttools/testing/selftests/apparmor/"; sec = 0 }
 	{ print }' "$K/MAINTAINERS" >"$REPO/MAINTAINERS"
-commit "$MSGS/1-rules.msg" "${RULES[@]}"
+commit "$MSGS/1a-helpers.msg" "${HELPERS[@]}"
+commit "$MSGS/1b-machinery.msg" "${MACHINERY[@]}"
+commit "$MSGS/1c-rules.msg" "${RULES[@]}"
 commit "$MSGS/2-handoff.msg" "${HANDOFF[@]}"
 commit "$MSGS/3a-labels.msg" "${LABELS[@]}"
 commit "$MSGS/3b-stack.msg" "${STACK[@]}"
