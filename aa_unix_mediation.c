@@ -54,10 +54,6 @@ static const struct checks *const areas[] = {
 
 int main(int argc, char **argv)
 {
-	int ret = -1;
-
-	ret = handoff_exec_main(argc, argv);	/* exec re-entry: unix_handoff.c */
-	if (ret >= 0)
-		return ret;
+	exec_reentry = handoff_exec_main;	/* an exec: unix_handoff.c */
 	return unix_test_main(argc, argv, areas, ARRAY_SIZE(areas));
 }

@@ -454,11 +454,21 @@ static void prepare_policy(const struct checks *const *areas, size_t n_areas)
 			collect_profiles(abi, &areas[i][abi]);
 }
 
+/*
+ * A program that execs itself into another profile sets it: the exec'd
+ * image runs it and exits with what it returns, unless it returns -1.
+ */
+static int (*exec_reentry)(int argc, char **argv);
+
 /* A program's main(): the checks of its areas, by ABI, then the harness. */
 static int __maybe_unused unix_test_main(int argc, char **argv,
 					 const struct checks *const *areas,
 					 size_t n_areas)
 {
+	int ret = exec_reentry ? exec_reentry(argc, argv) : -1;
+
+	if (ret >= 0)
+		return ret;
 	aa_env_probe(&env);
 	if (!only_listing(argc, argv))
 		prepare_policy(areas, n_areas);
