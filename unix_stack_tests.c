@@ -38,8 +38,10 @@
  * - update_sk_ctx()'s peer test (plabel against ctx->peer) compares two
  *   peer labels, not the task's: a stack of the task does not enter it.
  *
- * The rows: what the user of end 0 is refused under the stack, by what B
- * is, whatever the operation and whether A did it first.  Each row runs
+ * The rows: what the user of end 0 is refused under the stack, by the
+ * socket's kind (a socketpair, or both ends on paths, which the NEW ABI
+ * leaves to file rules) and by what B is, whatever the operation and
+ * whether A did it first.  Each row runs
  * every operation that reaches aa_file_perm() (read(), write(), a shared
  * and an exclusive flock()), each after A did nothing on the end, did that
  * operation, or did them all.  Refused in place is EACCES; at an exec the
@@ -57,20 +59,43 @@ enum stack_b {
 };
 
 struct stack_row {
+	enum handoff_shape shape;
 	enum stack_b b;
 	const char *desc;
-	bool refused;
-	const char *why;
+	/* HANDOFF_WARM() of each operation refused, by ABI. */
+	unsigned int refused[AA_ABI_COUNT];
+	const char *why[AA_ABI_COUNT];
 };
+
+#define OLD(r, reason) .refused[AA_ABI_OLD] = (r), .why[AA_ABI_OLD] = (reason)
+#define NEW(r, reason) .refused[AA_ABI_NEW] = (r), .why[AA_ABI_NEW] = (reason)
+#define W HANDOFF_WARM(HOP_WRITE)
+#define R HANDOFF_WARM(HOP_READ)
+#define SH HANDOFF_WARM(HOP_FLOCK_SH)
+#define EX HANDOFF_WARM(HOP_FLOCK_EX)
+#define ALLOWED 0
 
 /* clang-format off */
 static const struct stack_row stack_rows[] = {
-	{ B_NO_UNIX, "B without unix rules", true,
-	  "every profile of A//&B must allow it, and B allows no unix op" },
-	{ B_ALL, "B allowing every unix op", false,
-	  "A and B both allow it: revalidated and allowed" },
-	{ B_SAME, "A stacked onto A", false,
-	  "the label stays A, cached on the socket: nothing to revalidate" },
+	/* socketpair(): neither end on a path. */
+	{ HSHAPE_PAIR, B_NO_UNIX, "B without unix rules",
+	  OLD(W | R | SH | EX, "every profile of A//&B must allow it: B has no network unix"),
+	  NEW(W | R | SH | EX, "every profile of A//&B must allow it: B allows no unix op") },
+	{ HSHAPE_PAIR, B_ALL, "B allowing every unix op",
+	  OLD(ALLOWED, "A and B both allow it: revalidated and allowed"),
+	  NEW(ALLOWED, "A and B both allow it: revalidated and allowed") },
+	{ HSHAPE_PAIR, B_SAME, "A stacked onto A",
+	  OLD(ALLOWED, "the label stays A, cached on the socket"),
+	  NEW(ALLOWED, "the label stays A, cached on the socket") },
+
+	/* Both ends bound to paths in the run directory, connected. */
+	{ HSHAPE_BOUND, B_NO_UNIX, "B without unix rules",
+	  /* A lock alone is no network permission: the file rule k decides. */
+	  OLD(W | R | EX, "no network unix in B, which decides read and write on a path"),
+	  NEW(ALLOWED, "an end on a path is decided by file rules: B's allow the run directory") },
+	{ HSHAPE_BOUND, B_ALL, "B allowing every unix op",
+	  OLD(ALLOWED, "A and B both allow it: revalidated and allowed"),
+	  NEW(ALLOWED, "A and B both allow it: revalidated and allowed") },
 };
 
 /* clang-format on */
@@ -110,9 +135,13 @@ static const char *stack_way_name(enum handoff_how how, enum handoff_onto onto)
 }
 
 static struct outcome stack_want(const struct stack_row *row,
-				 const struct handoff *h)
+				 const struct handoff *h, enum aa_abi abi)
 {
-	if (!row->refused)
+	unsigned int refused = row->refused[abi];
+	bool moved = h->how == HANDOFF_EXEC || h->how == HANDOFF_PASS;
+
+	/* Inherited or received, the end is asked for read and write. */
+	if (moved ? !(refused & (W | R)) : !(refused & HANDOFF_WARM(h->op)))
 		return (struct outcome){ .step = STEP_DONE };
 	/* An inherited end B may not have is revoked: not the socket. */
 	if (h->how == HANDOFF_EXEC)
@@ -129,11 +158,13 @@ static void stack_sub(struct ctx *c, const struct stack_row *row,
 		      const struct prof *a, const struct prof *b)
 {
 	struct __test_metadata *_metadata = c->metadata;
-	char label[2 * NAME_MAX_LEN + 4], desc[512];
+	char label[2 * NAME_MAX_LEN + 4], desc[512], path[2][PATH_MAX];
+	char names[2][NAME_MAX_LEN];
 	struct handoff h = {
 		.how = stack_params.how,
 		.onto = stack_params.onto,
-		.shape = HSHAPE_PAIR,
+		.shape = row->shape,
+		.path = { path[0], path[1] },
 		.type = c->v->type,
 		.creator = registered(c, a),
 		.user = registered(c, b),
@@ -153,21 +184,29 @@ static void stack_sub(struct ctx *c, const struct stack_row *row,
 	}
 	ASSERT_FALSE(!h.creator || !h.user || !h.label);
 	c->subs++;
+	run_name(names[0], sizeof(names[0]), "end0");
+	run_name(names[1], sizeof(names[1]), "end1");
+	for (w = 0; w < 2; w++)
+		snprintf(path[w], sizeof(path[w]), "%s/%s",
+			 aa_policy_dir(policy), names[w]);
 	for (w = 0; w < ARRAY_SIZE(stack_warm); w++) {
 		for (o = 0; o < ARRAY_SIZE(stack_ops); o++) {
 			h.op = stack_ops[o];
 			h.warm = stack_warm[w].also |
 				 (stack_warm[w].op ? HANDOFF_WARM(h.op) : 0);
 			ret = handoff_run(&h, &got);
+			unlink(path[0]);
+			unlink(path[1]);
 			ASSERT_EQ(0, ret) {
 				TH_LOG("%s: cannot run: %s", row->desc,
 				       strerror(-ret));
 			}
-			want = stack_want(row, &h);
-			snprintf(desc, sizeof(desc), "%s, %s %s, by %s (%s)",
-				 row->desc, handoff_op_name(h.op),
-				 stack_warm[w].desc,
-				 stack_way_name(h.how, h.onto), row->why);
+			want = stack_want(row, &h, c->v->abi);
+			snprintf(desc, sizeof(desc), "%s, %s, %s %s, by %s (%s)",
+				 handoff_shape_name(h.shape), row->desc,
+				 handoff_op_name(h.op), stack_warm[w].desc,
+				 stack_way_name(h.how, h.onto),
+				 row->why[c->v->abi]);
 			expect_outcome(_metadata, desc, "the user", want, &got);
 		}
 	}
@@ -180,13 +219,15 @@ static void check_stack(struct ctx *c)
 
 	/*
 	 * A changes profile, writing its attr file, and an exec keeps it
-	 * (ix) under the stack; every profile of a stack maps this program.
+	 * (ix) under the stack; every profile of a stack maps this program
+	 * and may lock in the run directory, where the ends on paths are.
 	 */
 	lacking(&a, c->v->abi, NULL);
-	prof_add(&a, "  /proc/*/attr/{apparmor/,}current w,\n  change_profile,\n  /** rmix,\n");
-	rules(&no_unix, "  /** rm,\n");
+	prof_add(&a, "  /proc/*/attr/{apparmor/,}current w,\n  change_profile,\n");
+	prof_add(&a, "  /** rmix,\n  %s/* k,\n", aa_policy_dir(policy));
+	rules(&no_unix, "  /** rm,\n  %s/* k,\n", aa_policy_dir(policy));
 	lacking(&all, c->v->abi, NULL);
-	prof_add(&all, "  /** rm,\n");
+	prof_add(&all, "  /** rm,\n  %s/* k,\n", aa_policy_dir(policy));
 	for (i = 0; i < ARRAY_SIZE(stack_rows); i++)
 		stack_sub(c, &stack_rows[i], &a,
 			  stack_rows[i].b == B_NO_UNIX ? &no_unix :
