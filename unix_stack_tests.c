@@ -154,6 +154,15 @@ static struct outcome stack_want(const struct stack_row *row,
 	return (struct outcome){ .step = STEP_OP, .err = EACCES };
 }
 
+/* The table's shorthands: the next area included may want the names. */
+#undef OLD
+#undef NEW
+#undef W
+#undef R
+#undef SH
+#undef EX
+#undef ALLOWED
+
 static void stack_sub(struct ctx *c, const struct stack_row *row,
 		      const struct prof *a, const struct prof *b)
 {
