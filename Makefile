@@ -29,6 +29,7 @@ endif
 
 # What both AF_UNIX test programs are built from besides their own file.
 UNIX_SRCS := common.c policy.c profile.c unix_core.c unix_scenario.c unix_perms.c
+UNIX_SRCS += kernel_reports.c
 # The areas of aa_unix_mediation: included by aa_unix_mediation.c, not
 # linked, since the harness keeps one list of tests per translation unit.
 UNIX_AREAS := unix_rules_tests.c

@@ -142,6 +142,9 @@ int main(int argc, char **argv)
 	parse_opts(argc, argv);
 	ksft_print_header();
 	perf_env_probe(&env);
+	if (env.debug[0])
+		ksft_exit_skip("a debug kernel (%s): its timings are not the kernel's\n",
+			       env.debug);
 	/* the ratio is its own control, a slow machine only needs more time */
 	if (env.machine_slow && !opts.budget_set)
 		opts.run.budget_s *= SLOW_BUDGET;

@@ -16,13 +16,15 @@ set -euo pipefail
 
 usage() {
 	cat <<EOF
-Usage: ${0##*/} [-h] [-p PATCH]... KERNEL_SRC [BUILD_DIR]
+Usage: ${0##*/} [-h] [-d] [-p PATCH]... KERNEL_SRC [BUILD_DIR]
 
 Build a bzImage from KERNEL_SRC with the patches applied in the order
 given (patch -p1, "git format-patch" output works), print its path on
 the last line of stdout, and a description of the build next to it
 (kernel version, config fragments, patches).
 
+  -d         the debug kernel: ./config.debug too (KASAN, kmemleak,
+             lockdep, might_sleep(), WARN())
   -p PATCH   apply PATCH (repeatable; order matters)
   BUILD_DIR  work directories and images (default: \$VMTEST_CACHE/kbuild
              or ~/.cache/apparmor-selftests/kbuild)
@@ -40,9 +42,11 @@ die() {
 }
 
 patches=()
-while getopts "hp:" opt; do
+debug=0
+while getopts "hdp:" opt; do
 	case $opt in
 	h) usage; exit 0 ;;
+	d) debug=1 ;;
 	p) patches+=("$(realpath -e -- "$OPTARG")") || exit 2 ;;
 	*) usage >&2; exit 2 ;;
 	esac
@@ -61,6 +65,7 @@ mkdir -p -- "${2:-$cache/kbuild}"
 top=$(realpath -e -- "${2:-$cache/kbuild}")
 here=$(dirname -- "$(realpath -e -- "${BASH_SOURCE[0]}")")
 frags=("$here/config" "$here/config.vm")
+[[ $debug -eq 0 ]] || frags+=("$here/config.debug")
 
 sha() {
 	sha256sum | cut -c1-16

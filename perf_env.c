@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "kselftest.h"
 #include "perf_env.h"
@@ -67,6 +68,7 @@ void perf_env_probe(struct perf_env *env)
 {
 	const char *slow = getenv("KSFT_MACHINE_SLOW");
 	time_t t = time(NULL);
+	bool lockdep, kmemleak;
 	cpu_set_t set;
 
 	memset(env, 0, sizeof(*env));
@@ -97,6 +99,16 @@ void perf_env_probe(struct perf_env *env)
 			 "PREEMPT_DYNAMIC (model not readable)" :
 			 strstr(env->uts.version, "PREEMPT") ? "PREEMPT" :
 			 "none or voluntary");
+	/*
+	 * Lockdep and kmemleak, as debug kernels have them, cost every lock
+	 * and allocation more than the send path's own work: what is timed
+	 * there says nothing of the kernel that ships.
+	 */
+	lockdep = !access("/proc/lockdep", F_OK);
+	kmemleak = !access("/sys/kernel/debug/kmemleak", F_OK);
+	snprintf(env->debug, sizeof(env->debug), "%s%s%s",
+		 lockdep ? "lockdep" : "", lockdep && kmemleak ? ", " : "",
+		 kmemleak ? "kmemleak" : "");
 	strftime(env->time, sizeof(env->time), "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
 	env->clock_ns = clock_overhead();
 	if (!sched_getaffinity(0, sizeof(set), &set))

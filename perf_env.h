@@ -29,6 +29,8 @@ struct perf_env {
 	char clocksource[64];
 	char preempt[128];
 	char time[32];			/* UTC, ISO 8601 */
+	/* The debug checks the kernel runs ("lockdep, kmemleak"), or "". */
+	char debug[64];
 	double clock_ns;		/* cost of one clock_gettime() */
 	unsigned int nr_cpus;		/* CPUs this task may run on */
 };

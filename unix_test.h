@@ -29,6 +29,7 @@
 
 #include "kselftest_harness.h"
 #include "common.h"
+#include "kernel_reports.h"
 #include "policy.h"
 #include "profile.h"
 #include "unix_perms.h"
@@ -338,11 +339,22 @@ static void __maybe_unused run_variant(struct __test_metadata *_metadata,
 				       check_fn *fn)
 {
 	struct ctx c = { .v = v, .metadata = _metadata };
+	struct klog k;
+	char splat[256];
 
 	require(_metadata, v->abi, confined);
 	if (_metadata->exit_code == KSFT_SKIP)
 		return;
+	/*
+	 * A debug kernel's report is a FAIL of the test it came from, even
+	 * where every outcome was the expected one.
+	 */
+	klog_start(&k);
 	fn(&c);
+	EXPECT_FALSE(klog_report(&k, splat, sizeof(splat))) {
+		TH_LOG("the kernel reported: %s", splat);
+	}
+	klog_stop(&k);
 	/* A check that ran nothing would pass without testing anything. */
 	if (_metadata->exit_code != KSFT_SKIP)
 		ASSERT_LT(0, c.subs);

@@ -45,6 +45,7 @@ TIMEOUT=600
 ACCEL="${VMTEST_ACCEL:-auto}"
 USED_ACCEL=""
 KST_ARGS=()
+KST_TIMEOUT=""
 CMD=()
 
 usage()
@@ -55,7 +56,8 @@ Usage: $0 [options] [-- CMD [ARGS...]]
 Build the apparmor selftests, boot a qemu guest and run them there (or
 run CMD in the guest, in the installed apparmor directory).  The suite's
 or CMD's output goes to stdout and its exit status is ours, except: 1 if
-the kernel crashed or logged a splat (BUG, WARNING, ...), 124 if the guest
+the kernel crashed or logged a splat (BUG, WARNING, ...) or, with kmemleak
+(build_kernel.sh -d), left AppArmor objects unreferenced, 124 if the guest
 timed out, 125 if it could not be built or booted (git bisect run: skip).
 
   -k BZIMAGE    boot this kernel instead of Debian's linux-image-amd64
@@ -73,6 +75,8 @@ timed out, 125 if it could not be built or booted (git bisect run: skip).
                 (default: \$VMTEST_MAKE_ARGS)
   -c COLL       run_kselftest.sh collection (repeatable; default: apparmor)
   -t COLL:TEST  run_kselftest.sh test (repeatable)
+  -O SECONDS    each test program's timeout instead of ./settings' (a
+                debug kernel under TCG runs aa_unix_mediation for minutes)
   -a ARGS       extra kernel command line, e.g. 'apparmor=0'
   -m MEM        guest memory (default: $MEM)
   -n CPUS       guest CPUs (default: $CPUS)
@@ -378,6 +382,8 @@ mount -t devpts none /dev/pts
 mount -t tmpfs none /dev/shm
 mount -t tmpfs none /tmp
 mount -t tmpfs none /run
+# A debug kernel's kmemleak is read there; other kernels may lack it.
+mount -t debugfs none /sys/kernel/debug 2>/dev/null
 echo vmtest >/proc/sys/kernel/hostname
 echo "vmtest: init started"
 echo "vmtest: $(uname -a)"
@@ -390,6 +396,17 @@ stty -F /dev/ttyS1 raw -echo
 stty -F /dev/ttyS2 raw -echo
 (cd /kselftest/apparmor && bash /vmtest/cmd.sh) </dev/null >/dev/ttyS1 2>&1
 rc=$?
+# kmemleak's reports of what AppArmor allocated and nothing points to
+# any more, after the run: it reports no object younger than 5 s.
+if [ -w /sys/kernel/debug/kmemleak ]; then
+	sleep 6
+	echo scan >/sys/kernel/debug/kmemleak
+	awk '/^unreferenced object/ { if (aa) printf "%s", b; b = ""; aa = 0 }
+	     { b = b $0 "\n" }
+	     /\] (__)?(aa|apparmor|unpack)_/ { aa = 1 }
+	     END { if (aa) printf "%s", b }' /sys/kernel/debug/kmemleak
+	echo "vmtest: kmemleak scanned"
+fi
 echo "vmtest: exit status $rc"
 if [ -n "$(ls -A /output)" ]; then
 	echo VMTEST-OUTPUT-BEGIN
@@ -418,7 +435,8 @@ make_initrd()
 	write_init
 	if [[ ${#c[@]} -eq 0 ]]; then
 		[[ ${#KST_ARGS[@]} -gt 0 ]] || KST_ARGS=(-c apparmor)
-		c=(/kselftest/run_kselftest.sh "${KST_ARGS[@]}")
+		c=(/kselftest/run_kselftest.sh "${KST_ARGS[@]}"
+		   ${KST_TIMEOUT:+-o "$KST_TIMEOUT"})
 	fi
 	printf -v cmd ' %q' "${c[@]}"
 	printf 'export VMTEST_ICOUNT=%s\nexec%s\n' "$ICOUNT" "$cmd" \
@@ -575,8 +593,11 @@ copy_output()
 # A kernel splat while the tests ran fails the run even if they passed.
 check_splat()
 {
+	grep -qa 'vmtest: kmemleak scanned' "$RUN/console.log" &&
+		log "kmemleak scanned after the run"
 	sed -n "/$BOOT_MARKER/,\$p" "$RUN/console.log" | tr -d '\r' |
-		grep -E -A20 '(BUG|WARNING|Oops|UBSAN|KASAN):' >&2 || return 0
+		grep -E -A20 '(BUG|WARNING|Oops|UBSAN|KASAN|refcount_t):|^unreferenced object' >&2 ||
+		return 0
 	log "FAIL: kernel splat during the run (see above)"
 	return 1
 }
@@ -593,7 +614,7 @@ parse_args()
 {
 	while [[ $# -gt 0 ]]; do
 		case $1 in
-		-[kdKSMctamnoC]|--timeout)
+		-[kdKSMctamnoCO]|--timeout)
 			[[ $# -ge 2 ]] || usage 1 >&2 ;;&
 		-k) KERNEL=$(realpath "$2"); shift ;;
 		-d) SUITE=$2; shift ;;
@@ -605,6 +626,7 @@ parse_args()
 		-M) MAKE_ARGS+=" $2"; shift ;;
 		-c) KST_ARGS+=(-c "$2"); shift ;;
 		-t) KST_ARGS+=(-t "$2"); shift ;;
+		-O) KST_TIMEOUT=$2; shift ;;
 		-a) APPEND+=" $2"; shift ;;
 		-m) MEM=$2; shift ;;
 		-n) CPUS=$2; shift ;;
