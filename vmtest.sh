@@ -596,8 +596,8 @@ check_splat()
 	grep -qa 'vmtest: kmemleak scanned' "$RUN/console.log" &&
 		log "kmemleak scanned after the run"
 	sed -n "/$BOOT_MARKER/,\$p" "$RUN/console.log" | tr -d '\r' |
-		grep -E -A20 '(BUG|WARNING|Oops|UBSAN|KASAN|refcount_t):|^unreferenced object' >&2 ||
-		return 0
+		grep -E -A20 -e '(BUG|WARNING|Oops|UBSAN|KASAN|refcount_t):' \
+			-e '^unreferenced object' >&2 || return 0
 	log "FAIL: kernel splat during the run (see above)"
 	return 1
 }
