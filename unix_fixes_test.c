@@ -16,15 +16,19 @@
  *     descriptor of a socket; 7.2.13 yes, 7.3.4 yes;
  *     fix_e2938ad00b21_o_path_socket_received.
  *   00b67657535d apparmor: fix NULL sock in aa_sock_file_perm; 7.0-rc1;
- *     oops only when a socket's setup or teardown races revalidation;
- *     yes, yes; no test (a race).
+ *     oops on receipt of an O_PATH descriptor opened by a socket's
+ *     /proc/self/fd link (sockfs: no struct socket), its message says by
+ *     a race too; yes, yes; fix_00b67657535d_o_path_sockfs_received.
  *   9f79b1cee91b apparmor: fix fast path cache check for unix sockets;
  *     7.0-rc1; a shared lock (a request without send or receive) on a
  *     socket after a label change skips revalidation and is allowed;
  *     yes, yes; fix_9f79b1cee91b_lock_after_change_profile.
  *   6d25e7b47616 apparmor: fix refcount leak when updating the sk_ctx;
  *     7.2-rc1; a refcount underflow warning, then a use-after-free, after
- *     many revalidations; yes, yes; no test (KASAN, refcount warning).
+ *     many revalidations; yes, yes; no test yet: only a dgram socket
+ *     connected with connect() gets to note a new peer label (the other
+ *     ways note it at connect, with a reference), and its revalidation
+ *     oopses first in update_peer_ctx() on a kernel without Debian's fix.
  *   b1aea2c19607 apparmor: fix race in unix socket mediation when
  *     peer_path is used; 7.2-rc1; use-after-free when the peer closes
  *     during revalidation; yes, yes; no test (a race, KASAN).
@@ -102,17 +106,26 @@ struct repro {
 	struct outcome *out;	/* one per process, shared */
 };
 
-/* Every process may do all it does: only the kernel can stop it. */
-static void repro_profiles(struct ctx *c, const char *label[PROC_COUNT])
+/*
+ * Every process may do all it does: only the kernel can stop it.  Each
+ * way has profiles of its own: a kernel without 6d25e7b47616 takes a
+ * reference of the keeper's label away with each socket revalidated
+ * against it, and would free a profile that the next way's test uses.
+ */
+static void repro_profiles(struct ctx *c, enum way w,
+			   const char *label[PROC_COUNT])
 {
-	struct prof p[PROC_COUNT] = {
-		[KEEPER] = { .name = "peer_ctx_keeper" },
-		[CREATOR] = { .name = "peer_ctx_creator" },
-		[USER] = { .name = "peer_ctx_user" },
+	static const char *const names[][PROC_COUNT] = {
+		[WAY_CHANGE_PROFILE] = { "change_keeper", "change_creator",
+					 "change_user" },
+		[WAY_SCM_RIGHTS] = { "scm_keeper", "scm_creator", "scm_user" },
+		[WAY_EXEC] = { "exec_keeper", "exec_creator", "exec_user" },
 	};
+	struct prof p[PROC_COUNT];
 	int i;
 
 	for (i = 0; i < PROC_COUNT; i++) {
+		p[i] = (struct prof){ .name = names[w][i] };
 		rules(&p[i], "  unix,\n  file,\n  change_profile,\n");
 		label[i] = registered(c, &p[i]);
 		if (!label[i])
@@ -328,7 +341,7 @@ static struct repro *repro_new(struct ctx *c, enum way way)
 	if (!r)
 		ksft_exit_fail_msg("out of memory\n");
 	r->way = way;
-	repro_profiles(c, r->profile);
+	repro_profiles(c, way, r->profile);
 	return r;
 }
 
@@ -387,16 +400,21 @@ static void o_path_sender(void *arg)
 	struct outcome *out = &r->out[CREATOR];
 	struct sockaddr_un addr;
 	socklen_t len = unix_addr(&addr, r->path, false);
+	char link[32];
 	int sock, fd;
 
 	close(r->chan[1]);
 	if (confine(out, STEP_CONFINE, r->profile[CREATOR], false, false))
 		return;
 	sock = socket(AF_UNIX, SOCK_STREAM, 0);
-	if (failed(out, STEP_CREATE, sock) ||
+	if (failed(out, STEP_CREATE, sock))
+		return;
+	/* No path: the socket's own inode, on sockfs, by its fd link. */
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", sock);
+	if (r->path[0] &&
 	    failed(out, STEP_BIND, bind(sock, (struct sockaddr *)&addr, len)))
 		return;
-	fd = open(r->path, O_PATH | O_CLOEXEC);
+	fd = open(r->path[0] ? r->path : link, O_PATH | O_CLOEXEC);
 	if (failed(out, STEP_CREATE, fd) || send_fd(out, r->chan[0], fd))
 		return;
 	at(out, STEP_DONE);
@@ -414,7 +432,14 @@ static void o_path_receiver(void *arg)
 	at(out, STEP_DONE);
 }
 
-static void check_o_path(struct ctx *c)
+/*
+ * An O_PATH descriptor of a socket, received with SCM_RIGHTS by a task
+ * under another profile: the file has no struct socket behind it.  On
+ * @on_path, one opened by the socket's path (e2938ad00b21); else one
+ * opened by its /proc/self/fd link, which is on sockfs, where
+ * aa_file_perm() asks aa_sock_file_perm() (00b67657535d).
+ */
+static void o_path_received(struct ctx *c, bool on_path, const char *fix)
 {
 	struct __test_metadata *_metadata = c->metadata;
 	struct repro *r = repro_new(c, WAY_SCM_RIGHTS);
@@ -428,8 +453,9 @@ static void check_o_path(struct ctx *c)
 	}
 	c->subs++;
 	run_name(name, sizeof(name), "o_path");
-	snprintf(r->path, sizeof(r->path), "%s/%s", aa_policy_dir(policy),
-		 name);
+	if (on_path)
+		snprintf(r->path, sizeof(r->path), "%s/%s",
+			 aa_policy_dir(policy), name);
 	r->out = shared_alloc(PROC_COUNT * sizeof(*r->out));
 	ASSERT_NE(NULL, r->out);
 	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0,
@@ -444,16 +470,29 @@ static void check_o_path(struct ctx *c)
 		reap(&r->out[i], pid[i]);
 		EXPECT_TRUE(r->out[i].step == STEP_DONE && !r->out[i].err &&
 			    !r->out[i].fault) {
-			TH_LOG("%s of an O_PATH socket descriptor: %s%s",
+			TH_LOG("%s of an O_PATH socket descriptor%s: %s%s%s",
 			       i == CREATOR ? "sender" : "receiver",
+			       on_path ? "" : " (sockfs)",
 			       outcome_str(&r->out[i], g, sizeof(g)),
 			       r->out[i].fault == FAULT_CRASHED ?
-			       ": the kernel lacks e2938ad00b21" : "");
+			       ": the kernel lacks " : "",
+			       r->out[i].fault == FAULT_CRASHED ? fix : "");
 		}
 	}
-	unlink(r->path);
+	if (on_path)
+		unlink(r->path);
 	shared_free(r->out, PROC_COUNT * sizeof(*r->out));
 	free(r);
+}
+
+static void check_o_path(struct ctx *c)
+{
+	o_path_received(c, true, "e2938ad00b21");
+}
+
+static void check_o_path_sockfs(struct ctx *c)
+{
+	o_path_received(c, false, "00b67657535d");
 }
 
 /*
@@ -528,6 +567,11 @@ TEST(fix_e2938ad00b21_o_path_socket_received)
 	run_fix(_metadata, check_o_path);
 }
 
+TEST(fix_00b67657535d_o_path_sockfs_received)
+{
+	run_fix(_metadata, check_o_path_sockfs);
+}
+
 TEST(fix_9f79b1cee91b_lock_after_change_profile)
 {
 	run_fix(_metadata, check_lock);
@@ -550,6 +594,7 @@ TEST(fix_update_peer_ctx_exec_into_another_profile)
 
 static check_fn *const new_checks[] = {
 	check_o_path,
+	check_o_path_sockfs,
 	check_lock,
 	check_peer_ctx_change,
 	check_peer_ctx_scm_rights,
