@@ -359,46 +359,74 @@ int aa_policy_compile(struct aa_policy *pol, const char *parser,
 	return ret < 0 ? ret : ret ? -EINVAL : 0;
 }
 
-int aa_policy_replace(struct aa_policy *pol, const char *file)
+/* Writes @len bytes of @buf to the securityfs file @name in one write. */
+static int write_all(const char *name, const void *buf, size_t len)
 {
-	char blob[64 * 1024];
-	ssize_t len, n;
+	char path[64];
+	ssize_t n;
 	int fd;
 
-	fd = openat(pol->dirfd, file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	len = read(fd, blob, sizeof(blob));
-	n = len < 0 ? -errno : 0;
-	close(fd);
-	if (n)
-		return n;
-	if (len == (ssize_t)sizeof(blob))
-		return -EFBIG;
-	fd = open(AA_SECURITYFS "/.replace", O_WRONLY | O_CLOEXEC);
+	snprintf(path, sizeof(path), AA_SECURITYFS "/%s", name);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	/*
 	 * The kernel takes a policy blob in one write.  7.3.4 answers a
 	 * 714-byte write with 4393: more than asked is taken as all.
 	 */
-	n = write(fd, blob, len);
-	n = n < 0 ? -errno : n >= len ? 0 : -EIO;
+	n = write(fd, buf, len);
+	n = n < 0 ? -errno : (size_t)n >= len ? 0 : -EIO;
 	close(fd);
 	return n;
 }
 
+int aa_policy_replace(struct aa_policy *pol, const char *file)
+{
+	struct stat st;
+	ssize_t len;
+	char *blob;
+	int fd, ret;
+
+	fd = openat(pol->dirfd, file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st)) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
+	blob = malloc(st.st_size ?: 1);
+	if (!blob) {
+		close(fd);
+		return -ENOMEM;
+	}
+	len = read(fd, blob, st.st_size);
+	ret = len < 0 ? -errno : len != st.st_size ? -EIO : 0;
+	close(fd);
+	if (!ret)
+		ret = write_all(".replace", blob, len);
+	free(blob);
+	return ret;
+}
+
+int aa_policy_remove(struct aa_policy *pol, const char *name)
+{
+	struct profile *p = by_name(pol, name);
+
+	if (!p)
+		return -ENOENT;
+	p->loaded = false;
+	return write_all(".remove", name, strlen(name));
+}
+
 static void remove_profile(const char *name)
 {
-	int fd = open(AA_SECURITYFS "/.remove", O_WRONLY | O_CLOEXEC);
+	int ret = write_all(".remove", name, strlen(name));
 
 	/* Not an error if it was never loaded or is already gone. */
-	if (fd < 0)
-		return;
-	if (write(fd, name, strlen(name)) < 0 && errno != ENOENT)
+	if (ret && ret != -ENOENT)
 		fprintf(stderr, "# removing profile %s: %s\n", name,
-			strerror(errno));
-	close(fd);
+			strerror(-ret));
 }
 
 static int rm_entry(const char *path, const struct stat *sb, int flag,

@@ -84,6 +84,9 @@ int aa_policy_compile(struct aa_policy *pol, const char *parser,
  */
 int aa_policy_replace(struct aa_policy *pol, const char *file);
 
+/* Removes the loaded profile @name (a full name) now; 0 or -errno. */
+int aa_policy_remove(struct aa_policy *pol, const char *name);
+
 /* Removes what dead runs of @prefix left in /tmp and in the kernel. */
 void aa_cleanup_stale(const char *prefix);
 
