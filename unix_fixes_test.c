@@ -47,8 +47,10 @@
  *     connect() is revalidated; 7.2.13 no, 7.3.4 yes;
  *     fix_update_peer_ctx_*.
  *   (not found upstream) apparmor: don't revalidate inherited files under
- *     files->file_lock; stable 7.3.4; sleeping under a spinlock at exec;
- *     7.2.13 no, 7.3.4 yes; no test (might_sleep, lockdep).
+ *     files->file_lock; Debian 7.3.4; an exec holding a unix socket whose
+ *     peer is bound to a path sleeps under a spinlock; 7.2.13 no, 7.3.4
+ *     yes; fix_aa_inherit_files_exec_with_path_peer (a debug kernel:
+ *     might_sleep()).
  *
  * Every test FAILs on a splat the kernel logs while it runs (KASAN,
  * lockdep, might_sleep(), refcount_t, an oops): for most of these bugs
@@ -391,6 +393,85 @@ static void check_peer_ctx_scm_rights(struct ctx *c)
 static void check_peer_ctx_exec(struct ctx *c)
 {
 	check_peer_ctx(c, WAY_EXEC);
+}
+
+/*
+ * aa_inherit_files() (Debian 7.3.4; .ci/stable/0002 for 7.2): an exec
+ * into another profile revalidates each inherited file.  7.2 did it from
+ * an iterate_fd() callback, under files->file_lock, and the
+ * revalidation of a unix socket whose peer is bound to a path takes and
+ * puts that path: path_put() may sleep (dput()).  Only a kernel with
+ * CONFIG_DEBUG_ATOMIC_SLEEP reports it.
+ */
+static void path_peer_creator(void *arg)
+{
+	struct repro *r = arg;
+	struct outcome *out = &r->out[CREATOR];
+	struct sockaddr_un addr;
+	socklen_t len = unix_addr(&addr, r->path, false);
+	char fdarg[16];
+	int peer, fd;
+
+	if (confine(out, STEP_CONFINE, r->profile[CREATOR], false, false))
+		return;
+	/* Inherited too: end 1 stays bound on its path across the exec. */
+	peer = socket(AF_UNIX, SOCK_DGRAM, 0);
+	if (failed(out, STEP_CREATE, peer) ||
+	    failed(out, STEP_BIND, bind(peer, (struct sockaddr *)&addr, len)))
+		return;
+	fd = socket(AF_UNIX, SOCK_DGRAM, 0);
+	if (failed(out, STEP_CREATE, fd) ||
+	    failed(out, STEP_CONNECT,
+		   connect(fd, (struct sockaddr *)&addr, len)))
+		return;
+	at(out, STEP_CONFINE_USER);
+	out->err = -aa_confine_onexec(r->profile[USER]);
+	if (out->err)
+		return;
+	snprintf(fdarg, sizeof(fdarg), "%d", fd);
+	at(out, STEP_HANDOFF);
+	execl(r->self, r->self, EXEC_ARG, fdarg, r->profile[USER],
+	      (char *)NULL);
+	failed(out, STEP_HANDOFF, -1);
+}
+
+static void check_inherit_path_peer(struct ctx *c)
+{
+	struct __test_metadata *_metadata = c->metadata;
+	struct repro *r = repro_new(c, WAY_EXEC);
+	struct outcome *out;
+	char name[NAME_MAX_LEN], g[128];
+	ssize_t n;
+	pid_t pid;
+
+	if (c->collect) {
+		free(r);
+		return;
+	}
+	c->subs++;
+	run_name(name, sizeof(name), "inherit");
+	snprintf(r->path, sizeof(r->path), "%s/%s", aa_policy_dir(policy),
+		 name);
+	n = readlink("/proc/self/exe", r->self, sizeof(r->self) - 1);
+	ASSERT_LT(0, n);
+	r->self[n] = '\0';
+	r->out = shared_alloc(PROC_COUNT * sizeof(*r->out));
+	ASSERT_NE(NULL, r->out);
+	out = &r->out[CREATOR];
+	*out = (struct outcome){ .step = STEP_NOT_RUN };
+	pid = spawn(path_peer_creator, r);
+	ASSERT_LT(0, pid);
+	reap(out, pid);
+	/* The exec'd image says by its exit status. */
+	if (out->step == STEP_HANDOFF && !out->err && !out->fault)
+		at(out, STEP_DONE);
+	EXPECT_TRUE(out->step == STEP_DONE && !out->err && !out->fault) {
+		TH_LOG("exec holding a socket whose peer is on a path: %s",
+		       outcome_str(out, g, sizeof(g)));
+	}
+	unlink(r->path);
+	shared_free(r->out, PROC_COUNT * sizeof(*r->out));
+	free(r);
 }
 
 /*
@@ -845,6 +926,11 @@ TEST(fix_update_sk_ctx_replaced_peer_label_put)
 	run_fix(_metadata, check_noted_replaced);
 }
 
+TEST(fix_aa_inherit_files_exec_with_path_peer)
+{
+	run_fix(_metadata, check_inherit_path_peer);
+}
+
 TEST(fix_update_peer_ctx_write_after_change_profile)
 {
 	run_fix(_metadata, check_peer_ctx_change);
@@ -867,6 +953,7 @@ static check_fn *const new_checks[] = {
 	check_noted_refcount,
 	check_noted_put,
 	check_noted_replaced,
+	check_inherit_path_peer,
 	check_peer_ctx_change,
 	check_peer_ctx_scm_rights,
 	check_peer_ctx_exec,
