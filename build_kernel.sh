@@ -197,8 +197,16 @@ if [[ ! -f $work/configured ]]; then
 			want[${sym%% *}]="${sym%% *}=n" ;;
 		esac
 	done < <(cat -- "${frags[@]}")
+	# A symbol this tree's Kconfig does not define is another version's
+	# (7.3 names 7.2's PROC_SYSCTL SYSCTL): the fragments name both.
+	declare -A known=()
+	while IFS= read -r sym; do
+		known[CONFIG_$sym]=1
+	done < <(grep -rhoE --include='Kconfig*' '^[[:space:]]*(menu)?config [A-Z0-9_]+' \
+		"$src" | awk '{ print $2 }')
 	dropped=()
 	for sym in "${!want[@]}"; do
+		[[ -n ${known[$sym]:-} ]] || continue
 		line=${want[$sym]}
 		if [[ $line == *=n ]]; then
 			grep -q "^$sym=" "$obj/.config" || continue

@@ -705,8 +705,9 @@ static void noted_user(void *arg)
 /*
  * Under the noted profile: a socket pair, whose end 0 notes that
  * profile's label, with a reference, as the last peer label it checked
- * (unix_connect_peers()).  End 1 is used under the user's profile,
- * which revalidates it against end 0's label, and merges the user's
+ * (unix_connect_peers()); end 1 notes none.  End 1 is used under the
+ * user's profile, which revalidates it against end 0's label, notes that
+ * label on end 1 (6d25e7b47616: with a reference), and merges the user's
  * label into both sockets' labels.  NOTED_READ_BACK: end 0 read under
  * the noted profile is then revalidated against that merged label, and
  * notes it in place of the first.
