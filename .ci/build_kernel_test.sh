@@ -136,4 +136,20 @@ printf 'x\nY\nz\n' >"$tree/src/two.c"
 build -p "$tmp/good.patch"
 check "a changed tree is rebuilt, not served from the cache" test "$rc" -eq 0 -a "$(cat "$img")" = "$(printf 'a\nB\nc\nx\nY\nz')"
 
+# Options dropped by olddefconfig, in a tree (its own work directory)
+# whose Kconfig defines PROC_SYSCTL but not SYSCTL, and whose
+# olddefconfig drops both (config.vm asks for both): only the one it
+# defines is reported; the other is another version's (7.3's SYSCTL).
+tree=$tmp/tree2
+cp -a "$tmp/tree" "$tree"
+printf 'config PROC_SYSCTL\n\tbool\n' >"$tree/Kconfig"
+cat >>"$tree/Makefile" <<'EOF'
+olddefconfig:
+	sed -i -e /CONFIG_PROC_SYSCTL=/d -e /CONFIG_SYSCTL=/d $(O)/.config
+EOF
+build
+check "a known option dropped: exit 125" test "$rc" -eq 125
+check "the error names it" grep -q 'CONFIG_PROC_SYSCTL=y (got: absent)' "$tmp/stderr"
+check "and only it" test "$(grep -c '(got: ' "$tmp/stderr")" -eq 1
+
 tap_done
