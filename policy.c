@@ -421,12 +421,15 @@ int aa_policy_remove(struct aa_policy *pol, const char *name)
 
 static void remove_profile(const char *name)
 {
-	int ret = write_all(".remove", name, strlen(name));
+	int fd = open(AA_SECURITYFS "/.remove", O_WRONLY | O_CLOEXEC);
 
 	/* Not an error if it was never loaded or is already gone. */
-	if (ret && ret != -ENOENT)
+	if (fd < 0)
+		return;
+	if (write(fd, name, strlen(name)) < 0 && errno != ENOENT)
 		fprintf(stderr, "# removing profile %s: %s\n", name,
-			strerror(-ret));
+			strerror(errno));
+	close(fd);
 }
 
 static int rm_entry(const char *path, const struct stat *sb, int flag,
