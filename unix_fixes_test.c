@@ -39,8 +39,8 @@
  *   (open) the peer label update_sk_ctx() replaces in ctx->peer_lastupdate
  *     is not put: a leaked reference each time a socket is revalidated
  *     against a new peer label; 7.2.13 no, 7.3.4 no, nor the July 2026
- *     posting; fix_update_sk_ctx_replaced_peer_label_put (any kernel),
- *     fixed by .ci/fixes/0002.
+ *     posting; fix_update_sk_ctx_replaced_peer_label_put (any kernel);
+ *     fix: "apparmor: put the peer label update_sk_ctx() replaces".
  *   (not found upstream) apparmor: fix NULL ctx->peer derefs in unix
  *     socket ctx updates; Debian 7.3.3-1 (#1145111), in 7.3.4's
  *     update_peer_ctx(); oops when a datagram socket connected with
@@ -396,7 +396,7 @@ static void check_peer_ctx_exec(struct ctx *c)
 }
 
 /*
- * aa_inherit_files() (Debian 7.3.4; .ci/stable/0002 for 7.2): an exec
+ * aa_inherit_files() (Debian 7.3.4; 7.2 lacks the fix): an exec
  * into another profile revalidates each inherited file.  7.2 did it from
  * an iterate_fd() callback, under files->file_lock, and the
  * revalidation of a unix socket whose peer is bound to a path takes and
