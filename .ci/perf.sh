@@ -258,12 +258,17 @@ if [[ -n $SIBLING ]]; then
 			a=$(vratio "$OUT/5/side.json" "$v" "$w")
 			b=$(vratio "$OUT/6/side.json" "$v" "$w")
 			d=$(awk -v a="$a" -v b="$b" 'BEGIN { if (a > 0 && b > 0) printf "%.3f", (b / a - 1) * 100 }')
-			echo "# $v $w: ratio ${a:-none} without the stack fix, ${b:-none} with it: ${d:-none}% (tolerance ${tols:-none}%)"
-			awk -v d="$d" -v t="$tols" 'BEGIN { exit !(d != "" && t != "" && d <= t && -d <= t) }' ||
+			echo "# $v $w: ratio ${a:-none} without the stack fix, ${b:-none} with it: ${d:-none}% (tolerance ${tols:-none}% + 0.75%)"
+			# A boot puts a confined ratio at one of two levels
+			# 0.71% apart (new-abi sendmmsg 2.3806 or 2.3975: the
+			# same two images, booted twice, swapped levels): a
+			# single boot resolves no less than that on top.
+			awk -v d="$d" -v t="$tols" 'BEGIN { if (t == "") exit 1
+				t += 0.75; exit !(d != "" && d <= t && -d <= t) }' ||
 				ok=1
 		done
 	done
-	result "$ok" "confined variants: the stack fix costs nothing within the recorded tolerance"
+	result "$ok" "confined variants: the stack fix costs nothing within the recorded tolerance + 0.75%"
 fi
 
 # Debian trixie's 6.12 lacks network_v9/af_unix: NEW-ABI SKIPs, OLD passes.
