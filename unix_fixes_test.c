@@ -212,11 +212,26 @@ static int write_msg(struct outcome *out, int fd)
 	return wrong(out, STEP_OP, n == MSG_LEN, FAULT_SHORT) ? -1 : 0;
 }
 
+/* Execs this program into the user's profile, holding @fd; returns on failure. */
+static void exec_user(struct repro *r, struct outcome *out, int fd)
+{
+	char fdarg[16];
+
+	at(out, STEP_CONFINE_USER);
+	out->err = -aa_confine_onexec(r->profile[USER]);
+	if (out->err)
+		return;
+	snprintf(fdarg, sizeof(fdarg), "%d", fd);
+	at(out, STEP_HANDOFF);
+	execl(r->self, r->self, EXEC_ARG, fdarg, r->profile[USER],
+	      (char *)NULL);
+	failed(out, STEP_HANDOFF, -1);
+}
+
 static void creator_main(void *arg)
 {
 	struct repro *r = arg;
 	struct outcome *out = &r->out[CREATOR];
-	char fdarg[16];
 	int fd;
 
 	close(r->chan[1]);
@@ -237,15 +252,7 @@ static void creator_main(void *arg)
 			return;
 		break;
 	case WAY_EXEC:
-		at(out, STEP_CONFINE_USER);
-		out->err = -aa_confine_onexec(r->profile[USER]);
-		if (out->err)
-			return;
-		snprintf(fdarg, sizeof(fdarg), "%d", fd);
-		at(out, STEP_HANDOFF);
-		execl(r->self, r->self, EXEC_ARG, fdarg, r->profile[USER],
-		      (char *)NULL);
-		failed(out, STEP_HANDOFF, -1);
+		exec_user(r, out, fd);
 		return;
 	}
 	at(out, STEP_DONE);
@@ -409,7 +416,6 @@ static void path_peer_creator(void *arg)
 	struct outcome *out = &r->out[CREATOR];
 	struct sockaddr_un addr;
 	socklen_t len = unix_addr(&addr, r->path, false);
-	char fdarg[16];
 	int peer, fd;
 
 	if (confine(out, STEP_CONFINE, r->profile[CREATOR], false, false))
@@ -424,15 +430,7 @@ static void path_peer_creator(void *arg)
 	    failed(out, STEP_CONNECT,
 		   connect(fd, (struct sockaddr *)&addr, len)))
 		return;
-	at(out, STEP_CONFINE_USER);
-	out->err = -aa_confine_onexec(r->profile[USER]);
-	if (out->err)
-		return;
-	snprintf(fdarg, sizeof(fdarg), "%d", fd);
-	at(out, STEP_HANDOFF);
-	execl(r->self, r->self, EXEC_ARG, fdarg, r->profile[USER],
-	      (char *)NULL);
-	failed(out, STEP_HANDOFF, -1);
+	exec_user(r, out, fd);
 }
 
 static void check_inherit_path_peer(struct ctx *c)
