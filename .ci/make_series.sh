@@ -46,7 +46,7 @@ HANDOFF=(unix_handoff.c unix_handoff.h unix_handoff_tests.c)
 LABELS=(unix_labels_tests.c audit_log.c audit_log.h unix_audit_tests.c
 	unix_profiles_tests.c)
 STACK=(unix_stack_tests.c)
-FIXES=(unix_fixes_test.c)
+FIXES=(unix_fixes_test.c unix_fixes_refs.c unix_fixes_race.c)
 VM=(vmtest.sh build_kernel.sh config.vm config.debug)
 # The benchmark as a reviewer reads it, each patch building on its own:
 # the verdict and the check of a series against a baseline entry (whose
