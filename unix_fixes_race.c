@@ -273,12 +273,8 @@ static void check_peer_closed(struct ctx *c)
 	cpu_set_t set;
 	int i;
 
-	for (i = 0; i < RACE_PROCS; i++) {
-		rules(&p[i], "%s", rule[i]);
-		label[i] = registered(c, &p[i]);
-		if (!label[i])
-			ksft_exit_fail_msg("cannot register more profiles\n");
-	}
+	for (i = 0; i < RACE_PROCS; i++)
+		label[i] = fix_profile(c, &p[i], rule[i]);
 	if (c->collect)
 		return;
 	c->subs++;

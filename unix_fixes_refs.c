@@ -135,10 +135,8 @@ static void noted_profiles(struct ctx *c, const char *const name[2],
 
 	for (i = 0; i < 2; i++) {
 		p = (struct prof){ .name = name[i] };
-		rules(&p, "  unix,\n  file,\n  change_profile,\n");
-		label[i] = registered(c, &p);
-		if (!label[i])
-			ksft_exit_fail_msg("cannot register more profiles\n");
+		label[i] = fix_profile(c, &p,
+				       "  unix,\n  file,\n  change_profile,\n");
 	}
 }
 

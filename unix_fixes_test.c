@@ -123,6 +123,19 @@ struct repro {
  * reference of the keeper's label away with each socket revalidated
  * against it, and would free a profile that the next way's test uses.
  */
+/* @p with @rule, registered: its label, or the run ends. */
+static const char *fix_profile(struct ctx *c, struct prof *p,
+			       const char *rule)
+{
+	const char *label;
+
+	rules(p, "%s", rule);
+	label = registered(c, p);
+	if (!label)
+		ksft_exit_fail_msg("cannot register more profiles\n");
+	return label;
+}
+
 static void repro_profiles(struct ctx *c, enum way w,
 			   const char *label[PROC_COUNT])
 {
@@ -137,10 +150,8 @@ static void repro_profiles(struct ctx *c, enum way w,
 
 	for (i = 0; i < PROC_COUNT; i++) {
 		p[i] = (struct prof){ .name = names[w][i] };
-		rules(&p[i], "  unix,\n  file,\n  change_profile,\n");
-		label[i] = registered(c, &p[i]);
-		if (!label[i])
-			ksft_exit_fail_msg("cannot register more profiles\n");
+		label[i] = fix_profile(c, &p[i],
+				       "  unix,\n  file,\n  change_profile,\n");
 	}
 }
 
@@ -605,12 +616,8 @@ static void check_lock(struct ctx *c)
 	pid_t pid;
 	int sv[2];
 
-	rules(&full, "  unix,\n  file,\n  change_profile,\n");
-	rules(&none, "  file,\n");
-	label[0] = registered(c, &full);
-	label[1] = registered(c, &none);
-	if (!label[0] || !label[1])
-		ksft_exit_fail_msg("cannot register more profiles\n");
+	label[0] = fix_profile(c, &full, "  unix,\n  file,\n  change_profile,\n");
+	label[1] = fix_profile(c, &none, "  file,\n");
 	if (c->collect)
 		return;
 	c->subs++;
