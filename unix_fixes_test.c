@@ -117,12 +117,6 @@ struct repro {
 	struct outcome *out;	/* one per process, shared */
 };
 
-/*
- * Every process may do all it does: only the kernel can stop it.  Each
- * way has profiles of its own: a kernel without 6d25e7b47616 takes a
- * reference of the keeper's label away with each socket revalidated
- * against it, and would free a profile that the next way's test uses.
- */
 /* @p with @rule, registered: its label, or the run ends. */
 static const char *fix_profile(struct ctx *c, struct prof *p,
 			       const char *rule)
@@ -136,6 +130,12 @@ static const char *fix_profile(struct ctx *c, struct prof *p,
 	return label;
 }
 
+/*
+ * Every process may do all it does: only the kernel can stop it.  Each
+ * way has profiles of its own: a kernel without 6d25e7b47616 takes a
+ * reference of the keeper's label away with each socket revalidated
+ * against it, and would free a profile that the next way's test uses.
+ */
 static void repro_profiles(struct ctx *c, enum way w,
 			   const char *label[PROC_COUNT])
 {
