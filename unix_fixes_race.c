@@ -40,6 +40,8 @@
 /* The reader's lead is adjusted by this much a round, up to 4 ticks. */
 #define RACE_STEP_NS 20000
 #define RACE_LEAD_TICKS 4
+/* More spins than a tick takes anywhere: a clock that stands still. */
+#define RACE_SPIN_MAX 10000000
 /* Grace periods at HZ=250 under TCG (20 ms was too short, 40 enough). */
 #define RACE_HOLD_MS 40
 
@@ -70,6 +72,7 @@ struct race {
 	int done[2];			/* reader -> closer: a byte a round */
 	enum race_phase phase;
 	int rounds, inside;		/* rounds run, reader found inside */
+	long long spt;			/* race_spin()s a tick */
 	long long ms;			/* how long they took */
 	struct outcome out[RACE_PROCS];
 };
@@ -141,24 +144,51 @@ static void race_reader(void *arg)
 }
 
 /*
- * Goes to sleep @lead_ns before a tick boundary (the coarse clock moves
- * at each tick) and sleeps until it: a kernel without high resolution
- * timers wakes a sleeper only at a tick.
+ * Spins until the coarse clock moves (a tick) or @max spins have passed;
+ * returns how many it spun.  Within a tick, time is counted in these
+ * spins: when the guest could not calibrate its TSC, the clock is the
+ * tick itself (clocksource refined-jiffies), and CLOCK_MONOTONIC cannot
+ * place the closer's sleep within one.
  */
-static void race_sleep(long long lead_ns, long long tick_ns)
+static long long race_spin(long long max)
 {
-	long long coarse = race_now_ns(CLOCK_MONOTONIC_COARSE), wake;
-	long long give_up = race_now_ns(CLOCK_MONOTONIC) + 2 * tick_ns;
+	long long coarse = race_now_ns(CLOCK_MONOTONIC_COARSE), n = 0;
+
+	while (n < max && race_now_ns(CLOCK_MONOTONIC_COARSE) == coarse)
+		n++;
+	return n;
+}
+
+/* Spins a tick takes: the median of five, from a tick on. */
+static long long race_spins_per_tick(void)
+{
+	long long s[5], t;
+	int i, j;
+
+	race_spin(RACE_SPIN_MAX);
+	for (i = 0; i < 5; i++) {
+		t = race_spin(RACE_SPIN_MAX);
+		for (j = i; j > 0 && s[j - 1] > t; j--)
+			s[j] = s[j - 1];
+		s[j] = t;
+	}
+	return s[2];
+}
+
+/*
+ * Goes to sleep @lead_ns before a tick and sleeps until it: a kernel
+ * without high resolution timers wakes a sleeper only at a tick.
+ */
+static void race_sleep(long long lead_ns, long long tick_ns, long long spt)
+{
+	long long lead = lead_ns * spt / tick_ns, coarse, wake;
 	struct timespec ts;
 
-	while (race_now_ns(CLOCK_MONOTONIC_COARSE) == coarse &&
-	       race_now_ns(CLOCK_MONOTONIC) < give_up)
-		;
-	/* Just before a tick: a sleeper that waits for it wakes at it. */
-	wake = race_now_ns(CLOCK_MONOTONIC) - tick_ns / 4 +
-	       (1 + lead_ns / tick_ns) * tick_ns;
-	while (race_now_ns(CLOCK_MONOTONIC) < wake - lead_ns)
-		;
+	race_spin(2 * spt);
+	coarse = race_now_ns(CLOCK_MONOTONIC_COARSE);
+	race_spin(spt - lead % spt);
+	/* A quarter tick before the tick: timers expire at the tick. */
+	wake = coarse + (1 + lead / spt) * tick_ns - tick_ns / 4;
 	ts = (struct timespec){ wake / 1000000000LL, wake % 1000000000LL };
 	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) ==
 	       EINTR)
@@ -166,7 +196,8 @@ static void race_sleep(long long lead_ns, long long tick_ns)
 }
 
 /* One round: the socket sent, the peer closed; returns where the reader was. */
-static int race_round(struct race *r, long long lead_ns, long long tick_ns)
+static int race_round(struct race *r, long long lead_ns, long long tick_ns,
+		      long long spt)
 {
 	struct outcome *out = &r->out[CLOSER];
 	struct sockaddr_un addr;
@@ -193,7 +224,7 @@ static int race_round(struct race *r, long long lead_ns, long long tick_ns)
 	if (send_fd(out, r->chan[0], fd))
 		return -1;
 	close(fd);
-	race_sleep(lead_ns, tick_ns);
+	race_sleep(lead_ns, tick_ns, spt);
 	phase = __atomic_load_n(&r->phase, __ATOMIC_ACQUIRE);
 	close(peer);
 	if (failed(out, STEP_CONFINE, sched_setscheduler(0, SCHED_OTHER,
@@ -216,7 +247,7 @@ static void race_closer(void *arg)
 {
 	struct race *r = arg;
 	struct outcome *out = &r->out[CLOSER];
-	long long start, tick_ns, lead_ns = 0;
+	long long start, tick_ns, spt, lead_ns = 0;
 	struct timespec res;
 	int phase;
 
@@ -230,12 +261,19 @@ static void race_closer(void *arg)
 						   &res)))
 		return;
 	tick_ns = res.tv_sec * 1000000000LL + res.tv_nsec;
-	if (wrong(out, STEP_CONFINE, tick_ns > 0, FAULT_TEST))
+	/* Counted as the rounds spin: real-time, the reader held off. */
+	if (wrong(out, STEP_CONFINE, tick_ns > 0, FAULT_TEST) ||
+	    race_sched(r, out, SCHED_FIFO))
+		return;
+	spt = race_spins_per_tick();
+	r->spt = spt;
+	if (wrong(out, STEP_CONFINE, spt > 0 && spt < RACE_SPIN_MAX,
+		  FAULT_TEST))
 		return;
 	start = race_now_ns(CLOCK_MONOTONIC);
 	while (r->rounds < RACE_ROUNDS &&
 	       race_now_ns(CLOCK_MONOTONIC) < start + RACE_TIME_MS * 1000000LL) {
-		phase = race_round(r, lead_ns, tick_ns);
+		phase = race_round(r, lead_ns, tick_ns, spt);
 		if (phase < 0)
 			return;
 		r->rounds++;
@@ -246,7 +284,7 @@ static void race_closer(void *arg)
 		else
 			lead_ns += phase == BEFORE ? RACE_STEP_NS :
 				   RACE_STEP_NS / 2;
-		if (lead_ns < -tick_ns / 4 || lead_ns > RACE_LEAD_TICKS * tick_ns)
+		if (lead_ns < 0 || lead_ns > RACE_LEAD_TICKS * tick_ns)
 			lead_ns = 0;
 	}
 	at(out, STEP_DONE);
@@ -311,8 +349,8 @@ static void check_peer_closed(struct ctx *c)
 			       ": the kernel lacks b1aea2c19607" : "");
 		}
 	}
-	TH_LOG("%d rounds in %lld ms, the reader preempted in recvmsg() in %d",
-	       r->rounds, r->ms, r->inside);
+	TH_LOG("%d rounds in %lld ms, the reader preempted in recvmsg() in %d (%lld spins a tick)",
+	       r->rounds, r->ms, r->inside, r->spt);
 	unlink(r->path);
 	shared_free(r, sizeof(*r));
 }
