@@ -71,7 +71,8 @@ int aa_policy_load(struct aa_policy *pol, const char *parser,
 
 /*
  * Compiles @rules as the registered profile @name (its full name) of @abi
- * into the binary @file of the run directory, without loading it.
+ * into the binary @file of the run directory, without loading it; a
+ * @file compiled from the same source earlier in the run is kept.
  * Returns 0, or -errno with the reason in @err.
  */
 int aa_policy_compile(struct aa_policy *pol, const char *parser,
