@@ -79,7 +79,8 @@ timed out, 125 if it could not be built or booted (git bisect run: skip).
                 debug kernel under TCG runs aa_unix_mediation for minutes)
   -a ARGS       extra kernel command line, e.g. 'apparmor=0'
   -m MEM        guest memory (default: $MEM)
-  -n CPUS       guest CPUs (default: $CPUS)
+  -n CPUS       guest CPUs (default: $CPUS; a kernel without ACPI, such as
+                build_kernel.sh's, starts only one)
   -o DIR        copy what the guest wrote under /output into DIR
   -C DIR        cache directory (default: \$VMTEST_CACHE or
                 ~/.cache/apparmor-selftests)
@@ -453,7 +454,10 @@ start_qemu()
 	local accel=$1 console="file:$RUN/console.log"
 	local args=(-nodefaults -display none -no-reboot -m "$MEM"
 		-smp "$CPUS" -kernel "$KERNEL" -initrd "$RUN/initrd.cpio")
-	local cmdline="console=ttyS0,115200 panic=-1 rdinit=/init"
+	# kasan_multi_shot: KASAN reports every bad access, not only the
+	# boot's first, so that each test's own report FAILs it (other
+	# kernels pass the unknown word on to /init, which ignores it).
+	local cmdline="console=ttyS0,115200 panic=-1 rdinit=/init kasan_multi_shot"
 
 	[[ $accel == kvm ]] && args+=(-accel kvm -cpu host)
 	[[ $accel == tcg ]] && args+=(-accel "tcg,thread=single" -cpu max)
