@@ -149,8 +149,14 @@ baseline 1.0 msgs_per_round=1
 run undecided --baseline "$tmp/base" --msgs 1 --rounds 3 --max-rounds 3 --tolerance 5
 check "straddling the limit at the budget: SKIP, leaning" \
 	expect undecided 0 '^ok [0-9]+ # SKIP .*undecided after 3 rounds .*leans to (PASS|FAIL), ratio'
-run more --baseline "$tmp/base" --msgs 1 --rounds 3 --max-rounds 40 --budget 30 \
-	--tolerance 5
+# Real noise lets a verdict come in 3 rounds now and then (1 run in 40
+# here): three tries, so that only a loop that never measures more FAILs.
+for try in 1 2 3; do
+	run more --baseline "$tmp/base" --msgs 1 --rounds 3 --max-rounds 40 \
+		--budget 30 --tolerance 5
+	grep -Eq 'over (4|[5-9]|[1-3][0-9]|40) rounds' "$tmp/more.tap" && break
+	echo "# try $try: $(verdict more)"
+done
 check "undecided rounds measure more, up to --max-rounds" \
 	grep -Eq 'over (4|[5-9]|[1-3][0-9]|40) rounds' "$tmp/more.tap"
 
