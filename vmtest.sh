@@ -317,8 +317,12 @@ ensure_ksrc()
 }
 
 # Build and install the suite into $RUN/overlay/kselftest.  Objects go to
-# the run directory (O=) so the source tree stays clean and concurrent
-# runs only share the copy of this directory, which the lock covers.
+# the cache (O=) so the source tree stays clean, runs share only the copy
+# of this directory and the objects, which the lock covers, and a run
+# rebuilds what changed since the last.  One object directory per tree,
+# this directory, its Makefile, make arguments, compiler and libraries:
+# what make's dependencies miss (a copy from another directory can hold
+# older files than the objects).
 # The suite is built in the kernel tree, as a copy of this directory.  A
 # copy is only ever replaced where we made it (a tree in our cache, or a
 # directory holding our mark): never someone's own apparmor selftests.
@@ -332,7 +336,7 @@ own_copy()
 
 build_suite()
 {
-	local st="$KSRC/tools/testing/selftests" margs
+	local st="$KSRC/tools/testing/selftests" margs objs
 
 	if [[ $SELFDIR != "$st/apparmor" ]]; then
 		own_copy "$st/apparmor"
@@ -340,14 +344,28 @@ build_suite()
 		touch "$st/apparmor/$COPY_MARK"
 	fi
 	read -r -a margs <<<"$MAKE_ARGS"
+	objs=$CACHE/suite/$( {
+		echo "$KSRC $SELFDIR $MAKE_ARGS"
+		cat "$SELFDIR/Makefile"
+		stat -c %Y "$KSRC/usr/include/linux/un.h"
+		"${CC:-gcc}" --version | head -n 1
+		pkg-config --modversion liburing libapparmor 2>/dev/null
+	} | sha256sum | cut -c1-16)
+	# Unused for a week: another tree's, or another compiler's.
+	find "$CACHE/suite" -mindepth 1 -maxdepth 1 -mtime +7 \
+		-exec rm -rf {} + 2>/dev/null || true
+	mkdir -p "$objs" && touch "$objs"
 	log "building the apparmor selftests in $KSRC"
 	# Static: the binaries do not depend on the guest's library versions
 	# (-M LDFLAGS= links them against the guest's instead).  Progress
 	# lines go to setup.log, diagnostics (stderr) to the terminal.
-	nice make -s -C "$st" -j"$(nproc)" TARGETS=apparmor O="$RUN/build" \
+	if ! nice make -s -C "$st" -j"$(nproc)" TARGETS=apparmor O="$objs" \
 		KHDR_INCLUDES="-isystem $KSRC/usr/include" LDFLAGS=-static \
 		INSTALL_PATH="$RUN/overlay/kselftest" "${margs[@]}" install \
-		>>"$RUN/setup.log" || die "building the selftests failed"
+		>>"$RUN/setup.log"; then
+		rm -rf "$objs"
+		die "building the selftests failed"
+	fi
 }
 
 # A kselftest tarball (make kselftest-gen_tar) instead of a build: the
@@ -610,7 +628,7 @@ check_splat()
 cleanup()
 {
 	[[ -n ${QEMU_PID:-} ]] && stop_qemu
-	[[ -n ${RUN:-} ]] && rm -rf "$RUN"/*.cpio "$RUN/build"
+	[[ -n ${RUN:-} ]] && rm -rf "$RUN"/*.cpio
 	return 0
 }
 
