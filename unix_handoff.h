@@ -13,6 +13,14 @@
 
 #include "unix_core.h"
 
+/*
+ * The harness's limit for a handoff or stack_handoff test, in seconds.
+ * Each runs its table's probes, a few processes or an exec apiece: on a
+ * debug kernel (build_kernel.sh -d) under qemu TCG one exec_dgram test
+ * took 29.9 s, against the harness's default of 30.
+ */
+#define HANDOFF_TEST_TIMEOUT 120
+
 /* How the socket reaches the label that uses it. */
 enum handoff_how {
 	HANDOFF_CHANGE,	/* its creator changes profile, then uses it */

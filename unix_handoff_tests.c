@@ -480,13 +480,13 @@ static void run_handoff(struct __test_metadata *_metadata,
 	run_variant(_metadata, &v, true, fn);
 }
 
-TEST_F(handoff, old_abi)
+TEST_F_TIMEOUT(handoff, old_abi, HANDOFF_TEST_TIMEOUT)
 {
 	run_handoff(_metadata, variant->how, variant->type, AA_ABI_OLD, false,
 		    check_handoff);
 }
 
-TEST_F(handoff, new_abi)
+TEST_F_TIMEOUT(handoff, new_abi, HANDOFF_TEST_TIMEOUT)
 {
 	run_handoff(_metadata, variant->how, variant->type, AA_ABI_NEW, false,
 		    check_handoff);

@@ -337,13 +337,13 @@ static void run_stack(struct __test_metadata *_metadata,
 	run_variant(_metadata, &v, true, check_stack);
 }
 
-TEST_F(stack_handoff, old_abi)
+TEST_F_TIMEOUT(stack_handoff, old_abi, HANDOFF_TEST_TIMEOUT)
 {
 	run_stack(_metadata, variant->how, variant->onto, variant->type,
 		  AA_ABI_OLD);
 }
 
-TEST_F(stack_handoff, new_abi)
+TEST_F_TIMEOUT(stack_handoff, new_abi, HANDOFF_TEST_TIMEOUT)
 {
 	run_stack(_metadata, variant->how, variant->onto, variant->type,
 		  AA_ABI_NEW);

@@ -75,8 +75,7 @@ timed out, 125 if it could not be built or booted (git bisect run: skip).
                 (default: \$VMTEST_MAKE_ARGS)
   -c COLL       run_kselftest.sh collection (repeatable; default: apparmor)
   -t COLL:TEST  run_kselftest.sh test (repeatable)
-  -O SECONDS    each test program's timeout instead of ./settings' (a
-                debug kernel under TCG runs aa_unix_mediation for minutes)
+  -O SECONDS    each test program's timeout instead of ./settings'
   -a ARGS       extra kernel command line, e.g. 'apparmor=0'
   -m MEM        guest memory (default: $MEM)
   -n CPUS       guest CPUs (default: $CPUS; a kernel without ACPI, such as
