@@ -344,16 +344,21 @@ static void require(struct __test_metadata *_metadata, enum aa_abi abi,
  */
 static void unmap_other_tests(struct __test_metadata *self)
 {
+	/* Once: the list runs through the pages it unmaps. */
+	static bool done;
 	struct __fixture_metadata *f;
 	struct __test_metadata *t, *next;
 
-	for (f = __fixture_list; f; f = f->next) {
-		for (t = f->tests; t && f != &_fixture_global; t = next) {
+	for (f = __fixture_list; f && !done; f = f->next) {
+		if (f == &_fixture_global)
+			continue;
+		for (t = f->tests; t; t = next) {
 			next = t->next;
 			if (t != self)
 				munmap(t, sizeof(*t));
 		}
 	}
+	done = true;
 }
 
 /* Runs the check @fn on @v, unconfined if !@confined, and counts on it. */
