@@ -35,6 +35,7 @@ UNIX_SRCS += kernel_reports.c
 UNIX_AREAS := unix_rules_tests.c
 UNIX_AREAS += unix_handoff_tests.c
 UNIX_AREAS += unix_labels_tests.c
+UNIX_AREAS += unix_peer_tests.c
 UNIX_AREAS += unix_audit_tests.c
 UNIX_AREAS += unix_profiles_tests.c
 UNIX_AREAS += unix_stack_tests.c

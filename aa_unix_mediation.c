@@ -11,6 +11,7 @@
  *   unix_rules_tests.c     each rule and permission, in conversations
  *   unix_handoff_tests.c   sockets that change hands, fork, exec, io_uring
  *   unix_labels_tests.c    stacked labels and replaced profiles
+ *   unix_peer_tests.c      the peer's profile replaced or removed
  *   unix_audit_tests.c     denial records, enforce and complain mode
  *   unix_profiles_tests.c  profiles as systems ship them
  *   unix_stack_tests.c     sockets carried onto a stack (A//&B)
@@ -38,6 +39,7 @@
 #include "unix_rules_tests.c"
 #include "unix_handoff_tests.c"
 #include "unix_labels_tests.c"
+#include "unix_peer_tests.c"
 #include "unix_audit_tests.c"
 #include "unix_profiles_tests.c"
 #include "unix_stack_tests.c"
@@ -47,6 +49,7 @@ static const struct checks *const areas[] = {
 	rules_checks,		/* unix_rules_tests.c */
 	handoff_checks,		/* unix_handoff_tests.c */
 	labels_checks,		/* unix_labels_tests.c */
+	peer_checks,		/* unix_peer_tests.c */
 	audit_checks,		/* unix_audit_tests.c */
 	profiles_checks,	/* unix_profiles_tests.c */
 	stack_checks,		/* unix_stack_tests.c */

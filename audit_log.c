@@ -64,17 +64,17 @@ static bool holds_all(const char *text, const char *const needles[])
 	return true;
 }
 
-int audit_log_find(int fd, const char *const needles[], char *rec,
-		   size_t len, int ms)
+/*
+ * The next record's text into @buf, within @ms of @t0: 0, -ETIMEDOUT, or
+ * -errno.
+ */
+static int next_record(int fd, char *buf, const struct timespec *t0, int ms)
 {
-	char buf[RECORD_MAX + 1];
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
-	struct timespec t0;
 	long left;
 	ssize_t n;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	while ((left = ms - ms_since(&t0)) > 0) {
+	while ((left = ms - ms_since(t0)) > 0) {
 		if (poll(&pfd, 1, left) < 0)
 			return -errno;
 		if (!pfd.revents)
@@ -94,12 +94,46 @@ int audit_log_find(int fd, const char *const needles[], char *rec,
 		if ((size_t)n <= NLMSG_HDRLEN)
 			continue;
 		buf[n] = '\0';
-		if (holds_all(buf + NLMSG_HDRLEN, needles)) {
-			snprintf(rec, len, "%s", buf + NLMSG_HDRLEN);
+		memmove(buf, buf + NLMSG_HDRLEN, n - NLMSG_HDRLEN + 1);
+		return 0;
+	}
+	return -ETIMEDOUT;
+}
+
+int audit_log_find(int fd, const char *const needles[], char *rec,
+		   size_t len, int ms)
+{
+	char buf[RECORD_MAX + 1];
+	struct timespec t0;
+	int ret;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (!(ret = next_record(fd, buf, &t0, ms))) {
+		if (holds_all(buf, needles)) {
+			snprintf(rec, len, "%s", buf);
 			return 0;
 		}
 	}
-	return -ETIMEDOUT;
+	return ret;
+}
+
+int audit_log_until(int fd, const char *const stop[],
+		    const char *const want[], char *rec, size_t len, int ms)
+{
+	char buf[RECORD_MAX + 1];
+	struct timespec t0;
+	int ret, found = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (!(ret = next_record(fd, buf, &t0, ms))) {
+		if (holds_all(buf, stop))
+			return found;
+		if (!found && holds_all(buf, want)) {
+			snprintf(rec, len, "%s", buf);
+			found = 1;
+		}
+	}
+	return ret;
 }
 
 bool audit_field(const char *rec, const char *key, char *val, size_t len)

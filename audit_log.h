@@ -24,6 +24,17 @@ int audit_log_open(char *why, size_t len);
 int audit_log_find(int fd, const char *const needles[], char *rec,
 		   size_t len, int ms);
 
+/*
+ * Reads records up to the first that holds every string of @stop, a mark
+ * the caller caused after what it looks for: records come in the order
+ * they were made, so what was not before the mark was not made.  Returns
+ * 1 with the first record holding every string of @want before it in
+ * @rec, 0 if none did, -ETIMEDOUT if the mark did not come within @ms,
+ * or -errno.
+ */
+int audit_log_until(int fd, const char *const stop[],
+		    const char *const want[], char *rec, size_t len, int ms);
+
 /* The value of @key=value or @key="value" in record @rec; false if absent. */
 bool audit_field(const char *rec, const char *key, char *val, size_t len);
 

@@ -40,14 +40,19 @@ void prof_add(struct prof *p, const char *fmt, ...)
  * The harness kills timed-out tests, libapparmor reads the label from
  * /proc, pathname sockets live in the run directory.
  */
-void prof_vrules(struct prof *p, const char *dir, const char *fmt,
-		 va_list ap)
+static void base_rules(struct prof *p, const char *dir, const char *fperms)
 {
 	p->len = 0;
 	p->overflow = false;
 	prof_add(p, "  signal (receive) peer=unconfined,\n"
-		 "  /proc/*/attr/{apparmor/,}current r,\n  %s/ r,\n  %s/* rw,\n",
-		 dir, dir);
+		 "  /proc/*/attr/{apparmor/,}current r,\n  %s/ r,\n  %s/* %s,\n",
+		 dir, dir, fperms);
+}
+
+void prof_vrules(struct prof *p, const char *dir, const char *fmt,
+		 va_list ap)
+{
+	base_rules(p, dir, "rw");
 	vadd(p, fmt, ap);
 }
 
@@ -63,10 +68,18 @@ void prof_rules(struct prof *p, const char *dir, const char *fmt, ...)
 void prof_all_perms_but(struct prof *p, const char *dir, enum aa_abi abi,
 			const char *drop)
 {
+	prof_all_perms_but_files(p, dir, "rw", abi, drop);
+}
+
+void prof_all_perms_but_files(struct prof *p, const char *dir,
+			      const char *fperms, enum aa_abi abi,
+			      const char *drop)
+{
 	const char *sep = "";
 	size_t i;
 
-	prof_rules(p, dir, "  %s (", abi == AA_ABI_NEW ? "unix" : "network");
+	base_rules(p, dir, fperms);
+	prof_add(p, "  %s (", abi == AA_ABI_NEW ? "unix" : "network");
 	for (i = 0; i < ARRAY_SIZE(prof_unix_perms); i++) {
 		if (drop && !strcmp(drop, prof_unix_perms[i]))
 			continue;

@@ -53,6 +53,13 @@ void prof_all_perms_but(struct prof *p, const char *dir, enum aa_abi abi,
 			const char *drop);
 
 /*
+ * The same with only @fperms ("w", "rw") on the run directory's files:
+ * where a pathname socket's end is asked by the file rule on its path.
+ */
+void prof_all_perms_but_files(struct prof *p, const char *dir,
+			      const char *fperms, enum aa_abi abi,
+			      const char *drop);
+/*
  * Every unix permission but @perm (NULL: all), as @abi writes it: the
  * NEW ABI lists the others, the OLD one denies @perm from its coarse
  * rule.

@@ -140,9 +140,10 @@ static void check_stacked_peer(struct ctx *c)
  * has AppArmor refresh its label to R's newest version first ("after a
  * refresh"), or with recv(), which does not, so that the operation is the
  * first thing mediated after the replacement ("first op"), as for a
- * daemon whose profile apparmor_parser -r tightens under it.  The kernel
- * (7.2) decides the same either way: a hook asks the newest version of a
- * stale label (__begin_current_label_crit_section()).
+ * daemon whose profile apparmor_parser -r tightens under it.  Either way
+ * the new version is the policy for the task and for both ends, which R
+ * labels: the outcome is the same.  Sockets of a peer whose profile is
+ * replaced: unix_peer_tests.c.
  */
 struct replaced_row {
 	int type;
@@ -155,33 +156,33 @@ struct replaced_row {
 /* clang-format off */
 static const struct replaced_row replaced_rows[] = {
 	{ SOCK_DGRAM, HOP_SENDMSG, "send", true,
-	  "a dgram send asks the sender's label: R's newest version" },
+	  "every datagram asks its sender: R, now the version without send" },
 	{ SOCK_DGRAM, HOP_WRITE, "send", true,
-	  "a dgram write is a send: R's newest version" },
-	{ SOCK_DGRAM, HOP_SENDMSG, "receive", false,
-	  "the receiving end is asked with its stored label, the old R" },
-	{ SOCK_DGRAM, HOP_WRITE, "receive", false,
-	  "the receiving end has the old R; revalidation keeps what R allowed" },
+	  "a dgram write is a send: R, now the version without send" },
+	{ SOCK_DGRAM, HOP_SENDMSG, "receive", true,
+	  "every datagram asks its receiver: R's end, now without receive" },
+	{ SOCK_DGRAM, HOP_WRITE, "receive", true,
+	  "a dgram write is a send: its receiver, R's end, lacks receive now" },
 	{ SOCK_STREAM, HOP_SENDMSG, "send", false,
-	  "stream messages are not mediated one by one" },
+	  "a connection's send and receive are granted when it is made" },
 	{ SOCK_STREAM, HOP_WRITE, "send", false,
-	  "revalidation keeps what R allowed: R's newest is a subset (__file_sock_perm())" },
+	  "a write is a message on a connection R made: granted with it, as for sendmsg()" },
 	{ SOCK_STREAM, HOP_SENDMSG, "receive", false,
-	  "stream messages are not mediated one by one" },
+	  "a connection's send and receive are granted when it is made" },
 	{ SOCK_STREAM, HOP_WRITE, "receive", false,
-	  "revalidation keeps what R allowed (__file_sock_perm())" },
+	  "a write is a message on a connection R made: granted with it, as for sendmsg()" },
 	{ SOCK_SEQPACKET, HOP_SENDMSG, "send", false,
-	  "seqpacket messages are not mediated one by one" },
+	  "a connection's send and receive are granted when it is made" },
 	{ SOCK_SEQPACKET, HOP_WRITE, "send", false,
-	  "revalidation keeps what R allowed (__file_sock_perm())" },
+	  "a write is a message on a connection R made: granted with it, as for sendmsg()" },
 	{ SOCK_SEQPACKET, HOP_SENDMSG, "receive", false,
-	  "seqpacket messages are not mediated one by one" },
+	  "a connection's send and receive are granted when it is made" },
 	{ SOCK_SEQPACKET, HOP_WRITE, "receive", false,
-	  "revalidation keeps what R allowed (__file_sock_perm())" },
+	  "a write is a message on a connection R made: granted with it, as for sendmsg()" },
 	{ SOCK_STREAM, HOP_CONNECT, "connect", true,
-	  "connect() asks the task's label: R's newest version" },
+	  "a new connection is asked of R as it is now: without connect" },
 	{ SOCK_SEQPACKET, HOP_CONNECT, "connect", true,
-	  "connect() asks the task's label: R's newest version" },
+	  "a new connection is asked of R as it is now: without connect" },
 };
 
 /* clang-format on */
