@@ -46,6 +46,7 @@ HANDOFF=(unix_handoff.c unix_handoff.h unix_handoff_tests.c)
 LABELS=(unix_labels_tests.c audit_log.c audit_log.h unix_audit_tests.c
 	unix_profiles_tests.c)
 STACK=(unix_stack_tests.c)
+PEER=(unix_peer_tests.c)
 FIXES=(unix_fixes_test.c unix_fixes_refs.c unix_fixes_race.c)
 VM=(vmtest.sh build_kernel.sh config.vm config.debug)
 # The benchmark as a reviewer reads it, each patch building on its own:
@@ -102,7 +103,7 @@ mkdir -p "$SRC" "$REPO/$ST"
 git -C "$TOP" archive HEAD | tar -x -C "$SRC"
 
 # Every committed file outside .ci/ must be in one patch.
-placed=" ${HELPERS[*]} ${MACHINERY[*]} ${RULES[*]} ${HANDOFF[*]} ${LABELS[*]} ${STACK[*]} ${FIXES[*]} ${VM[*]} ${BENCH[*]} ${DOCS[*]} ${BUILD[*]} "
+placed=" ${HELPERS[*]} ${MACHINERY[*]} ${RULES[*]} ${HANDOFF[*]} ${LABELS[*]} ${STACK[*]} ${PEER[*]} ${FIXES[*]} ${VM[*]} ${BENCH[*]} ${DOCS[*]} ${BUILD[*]} "
 while read -r f; do
 	[[ $placed == *" $f "* ]] || die "$f is in no patch: add it to a list"
 done < <(git -C "$TOP" ls-files | grep -v '^\.ci/')
@@ -185,6 +186,7 @@ commit "$MSGS/1c-rules.msg" "${RULES[@]}"
 commit "$MSGS/2-handoff.msg" "${HANDOFF[@]}"
 commit "$MSGS/3a-labels.msg" "${LABELS[@]}"
 commit "$MSGS/3b-stack.msg" "${STACK[@]}"
+commit "$MSGS/3c-peer.msg" "${PEER[@]}"
 commit "$MSGS/4-fixes.msg" "${FIXES[@]}"
 commit "$MSGS/5-vm.msg" "${VM[@]}"
 commit "$MSGS/6a-verdict.msg" "${BENCH_VERDICT[@]}"
