@@ -39,6 +39,7 @@ UNIX_AREAS += unix_peer_tests.c
 UNIX_AREAS += unix_audit_tests.c
 UNIX_AREAS += unix_profiles_tests.c
 UNIX_AREAS += unix_stack_tests.c
+UNIX_AREAS += unix_history_tests.c
 LOCAL_HDRS += $(UNIX_AREAS)
 # unix_fixes_test's, included by unix_fixes_test.c for the same reason.
 LOCAL_HDRS += unix_fixes_refs.c unix_fixes_race.c

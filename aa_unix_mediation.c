@@ -15,6 +15,7 @@
  *   unix_audit_tests.c     denial records, enforce and complain mode
  *   unix_profiles_tests.c  profiles as systems ship them
  *   unix_stack_tests.c     sockets carried onto a stack (A//&B)
+ *   unix_history_tests.c   random histories judged by history independence
  *
  * What they are built on:
  *
@@ -43,6 +44,7 @@
 #include "unix_audit_tests.c"
 #include "unix_profiles_tests.c"
 #include "unix_stack_tests.c"
+#include "unix_history_tests.c"
 
 /* Each area's checks by ABI, for the one compile of every profile. */
 static const struct checks *const areas[] = {
@@ -53,6 +55,7 @@ static const struct checks *const areas[] = {
 	audit_checks,		/* unix_audit_tests.c */
 	profiles_checks,	/* unix_profiles_tests.c */
 	stack_checks,		/* unix_stack_tests.c */
+	history_checks,		/* unix_history_tests.c */
 };
 
 int main(int argc, char **argv)

@@ -342,26 +342,34 @@ static int peer_compile(struct ctx *c, struct peer_profs *pp, char *err,
 #define PEER_AUDIT_MS 5000
 
 /*
- * The audit records of S's next operation: R's refusal of @op_name must
- * be among them exactly when @refused.
+ * Reads the audit records of S's next operation, up to the mark: 1 if
+ * R's refusal of @op_name is among them (copied to @rec), 0 if not, or
+ * -errno when the mark did not come.
  */
-static void peer_audit(struct __test_metadata *_metadata, int fd,
-		       const struct peer_profs *pp, const char *op_name,
-		       bool refused, const char *desc)
+static int peer_audited(int fd, const struct peer_profs *pp,
+			const char *op_name, char *rec, size_t len)
 {
 	char s_kv[NAME_MAX_LEN + 16], r_kv[NAME_MAX_LEN + 16], op_kv[32];
 	const char *const mark[] = { "apparmor=\"DENIED\"",
 				     "operation=\"getsockopt\"", s_kv, NULL };
 	const char *const want[] = { "apparmor=\"DENIED\"", op_kv, r_kv,
 				     NULL };
-	char rec[4096];
-	int ret;
 
 	snprintf(s_kv, sizeof(s_kv), "profile=\"%s\"", pp->s);
 	snprintf(r_kv, sizeof(r_kv), "profile=\"%s\"", pp->r);
 	snprintf(op_kv, sizeof(op_kv), "operation=\"%s\"", op_name);
-	ret = audit_log_until(fd, mark, want, rec, sizeof(rec),
-			      PEER_AUDIT_MS);
+	return audit_log_until(fd, mark, want, rec, len, PEER_AUDIT_MS);
+}
+
+/* R's refusal of @op_name audited exactly when @refused. */
+static void peer_audit(struct __test_metadata *_metadata, int fd,
+		       const struct peer_profs *pp, const char *op_name,
+		       bool refused, const char *desc)
+{
+	char rec[4096];
+	int ret;
+
+	ret = peer_audited(fd, pp, op_name, rec, sizeof(rec));
 	ASSERT_LE(0, ret) {
 		TH_LOG("%s: S's getsockopt() refusal not audited: %s", desc,
 		       strerror(-ret));
@@ -370,18 +378,17 @@ static void peer_audit(struct __test_metadata *_metadata, int fd,
 		if (ret == 1)
 			TH_LOG("%s: audited, though allowed: %s", desc, rec);
 		else
-			TH_LOG("%s: no %s record for %s", desc, op_kv, r_kv);
+			TH_LOG("%s: no %s refusal audited for %s", desc,
+			       op_name, pp->r);
 	}
 }
 
-/* R's profile as @change has it after the change; 0 or -errno. */
-static int peer_change(const struct peer_profs *pp, enum peer_change change,
-		       enum peer_version lacking)
+/* R's profile as version @v (PV_COUNT: removed); 0 or -errno. */
+static int peer_become(const struct peer_profs *pp, int v)
 {
-	if (change == CHANGE_REMOVED)
+	if (v == PV_COUNT)
 		return aa_policy_remove(policy, pp->r);
-	return aa_policy_replace(policy, change == CHANGE_NARROWER ?
-					 pp->blob[lacking] : pp->blob[PV_FULL]);
+	return aa_policy_replace(policy, pp->blob[v]);
 }
 
 static void peer_pipes(struct peer_run *p, bool open_them)
@@ -424,32 +431,28 @@ static void peer_desc(char *buf, size_t len, const struct peer_row *row,
 		 peer_changes[change].why, row->why);
 }
 
-static void peer_sub(struct ctx *c, const struct peer_profs *pp, int afd,
-		     enum peer_change change, const struct peer_row *row)
+/*
+ * One run: R under version @v1 binds A, S uses A, R's profile becomes
+ * @v2 (PV_COUNT: removed), R binds B, S uses A, then B.  @sh gets R's,
+ * S's and S's operations' outcomes, @self where the test's own waits
+ * stopped.  0, or -errno when R's profile could not be loaded or changed.
+ */
+static int peer_world(const struct peer_profs *pp, const struct peer_row *row,
+		      enum peer_version v1, int v2, struct peer_shared *sh,
+		      struct outcome *self)
 {
-	struct __test_metadata *_metadata = c->metadata;
-	enum peer_version lacking = peer_lacking(row);
-	struct peer_run p = { .row = row, .r_prof = pp->r, .s_prof = pp->s };
-	static const char *const when[] = {
-		[PEER_BEFORE] = "before the change, to A",
-		[PEER_OLD] = "after it, to A (made before it)",
-		[PEER_NEW] = "after it, to B (made after it)",
-	};
-	struct outcome ok = { .step = STEP_DONE };
-	struct outcome no = { .step = STEP_DONE };
-	/* Where the test's own waits stopped, if anywhere. */
-	struct outcome self = { .step = STEP_DONE };
-	struct outcome want;
-	char desc[512], name[NAME_MAX_LEN];
+	struct peer_run p = { .row = row, .r_prof = pp->r, .s_prof = pp->s,
+			      .sh = sh };
+	char name[NAME_MAX_LEN];
 	pid_t pid_r, pid_s = -1;
-	bool allowed, stopped;
+	bool stopped;
 	int i, ret;
 
-	c->subs++;
-	ret = aa_policy_replace(policy, pp->blob[change == CHANGE_NARROWER ?
-						 PV_FULL : lacking]);
-	ASSERT_EQ(0, ret) TH_LOG("loading R's first version: %s",
-				 strerror(-ret));
+	*self = (struct outcome){ .step = STEP_DONE };
+	memset(sh, 0, sizeof(*sh));
+	ret = peer_become(pp, v1);
+	if (ret)
+		return ret;
 	for (i = 0; i < 2; i++) {
 		run_name(name, sizeof(name), i ? "peer_b" : "peer_a");
 		if (row->kind == KIND_PATHNAME)
@@ -460,41 +463,77 @@ static void peer_sub(struct ctx *c, const struct peer_profs *pp, int afd,
 		if (row->kind == KIND_PATHNAME)
 			unlink(p.addr[i]);
 	}
-	p.sh = shared_alloc(sizeof(*p.sh));
-	ASSERT_NE(NULL, p.sh);
 	peer_pipes(&p, true);
 
 	/* Each step waits for the last; one that stopped stops the rest. */
 	pid_r = spawn(peer_r, &p);
-	stopped = pid_r < 0 || !go(&self, STEP_BIND, p.from_r[0]);
+	stopped = pid_r < 0 || !go(self, STEP_BIND, p.from_r[0]);
 	if (!stopped) {
 		pid_s = spawn(peer_s, &p);
 		tell(p.to_s[1]);
-		stopped = pid_s < 0 || !go(&self, STEP_BEFORE, p.from_s[0]);
+		stopped = pid_s < 0 || !go(self, STEP_BEFORE, p.from_s[0]);
 	}
 	if (!stopped) {
-		ret = peer_change(pp, change, lacking);
-		EXPECT_EQ(0, ret) TH_LOG("changing R's profile: %s",
-					 strerror(-ret));
+		ret = peer_become(pp, v2);
 		tell(p.to_r[1]);
-		stopped = !go(&self, STEP_HANDOFF, p.from_r[0]);
+		stopped = ret || !go(self, STEP_HANDOFF, p.from_r[0]);
 	}
 	if (!stopped) {
 		tell(p.to_s[1]);
-		go(&self, STEP_OP, p.from_s[0]);
+		go(self, STEP_OP, p.from_s[0]);
 	}
 	tell(p.to_r[1]);
 	if (pid_s > 0)
-		reap(&p.sh->s, pid_s);
+		reap(&sh->s, pid_s);
 	if (pid_r > 0)
-		reap(&p.sh->r, pid_r);
+		reap(&sh->r, pid_r);
 	peer_pipes(&p, false);
+	for (i = 0; i < 2 && row->kind == KIND_PATHNAME; i++)
+		unlink(p.addr[i]);
+	return ret;
+}
 
+/* R's versions before and after @change, for @row's operation. */
+static void peer_versions(enum peer_change change, const struct peer_row *row,
+			  enum peer_version *v1, int *v2)
+{
+	enum peer_version lacking = peer_lacking(row);
+
+	*v1 = change == CHANGE_NARROWER ? PV_FULL : lacking;
+	*v2 = change == CHANGE_NARROWER ? (int)lacking :
+	      change == CHANGE_WIDER ? PV_FULL : PV_COUNT;
+}
+
+static void peer_sub(struct ctx *c, const struct peer_profs *pp, int afd,
+		     enum peer_change change, const struct peer_row *row)
+{
+	struct __test_metadata *_metadata = c->metadata;
+	static const char *const when[] = {
+		[PEER_BEFORE] = "before the change, to A",
+		[PEER_OLD] = "after it, to A (made before it)",
+		[PEER_NEW] = "after it, to B (made after it)",
+	};
+	struct outcome ok = { .step = STEP_DONE };
+	struct outcome no = { .step = STEP_DONE };
+	struct outcome self, want;
+	struct peer_shared *sh;
+	enum peer_version v1;
+	char desc[512];
+	bool allowed;
+	int i, v2, ret;
+
+	c->subs++;
+	sh = shared_alloc(sizeof(*sh));
+	ASSERT_NE(NULL, sh);
+	peer_versions(change, row, &v1, &v2);
+	ret = peer_world(pp, row, v1, v2, sh, &self);
 	peer_desc(desc, sizeof(desc), row, change, NULL);
+	EXPECT_EQ(0, ret) TH_LOG("%s: loading or changing R's profile: %s",
+				 desc, strerror(-ret));
 	expect_outcome(_metadata, desc, "the test", ok, &self);
-	expect_outcome(_metadata, desc, "R", ok, &p.sh->r);
-	expect_outcome(_metadata, desc, "S", ok, &p.sh->s);
-	for (i = 0; i < PEER_OPS && p.sh->s.step == STEP_DONE; i++) {
+	expect_outcome(_metadata, desc, "R", ok, &sh->r);
+	expect_outcome(_metadata, desc, "S", ok, &sh->s);
+	for (i = 0; i < PEER_OPS && !ret && sh->s.step == STEP_DONE; i++) {
 		allowed = !row->asked || (i == PEER_BEFORE ?
 					  peer_changes[change].before :
 					  peer_changes[change].after);
@@ -509,13 +548,11 @@ static void peer_sub(struct ctx *c, const struct peer_profs *pp, int afd,
 			want = no;
 		}
 		peer_desc(desc, sizeof(desc), row, change, when[i]);
-		expect_outcome(_metadata, desc, "S", want, &p.sh->op[i]);
+		expect_outcome(_metadata, desc, "S", want, &sh->op[i]);
 		peer_audit(_metadata, afd, pp, peer_op_name(row), !allowed,
 			   desc);
 	}
-	for (i = 0; i < 2 && row->kind == KIND_PATHNAME; i++)
-		unlink(p.addr[i]);
-	shared_free(p.sh, sizeof(*p.sh));
+	shared_free(sh, sizeof(*sh));
 }
 
 static void check_peer(struct ctx *c, enum peer_change change)

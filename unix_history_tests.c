@@ -1,0 +1,605 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A random lane: seeded histories of AF_UNIX sockets, judged by history
+ * independence.  AppArmor keeps labels on a socket to skip work (the
+ * label it was made under, the labels it was last checked under, its
+ * peer's), and a mistake in that bookkeeping makes a decision depend on
+ * history the policy says does not matter.  That needs no model of the
+ * rules to check: each case is a pair of worlds that differ only in such
+ * history and end in the same operation, by a task under the same label
+ * and the same policy, and the two outcomes must be the same.  The
+ * outcome is the operation's errno (or where the socket was refused on
+ * its way), and for a peer's refusal whether it was audited.
+ *
+ * The relations, a test each:
+ * - prior_use: end 0 of a pair used by its creator under profile A (a
+ *   random set of write, read and both flocks) before it reaches the
+ *   task's label, or not used;
+ * - route: the end reaches that label by change_profile of its creator,
+ *   or by fork and a change in the child, an exec (inherited) or
+ *   SCM_RIGHTS;
+ * - peer_replaced: the peer's socket made before its profile was replaced
+ *   by another version (or removed), or after (unix_peer_tests.c's runs).
+ * The label is a random profile U of a pool, or A//&U by
+ * aa_stack_profile() or change_profile to "&U"; the pair is a socketpair
+ * or has ends on paths, of a random type; the operation is random.
+ *
+ * What the generator avoids, a sentence each:
+ * - An unconfined creator: its sockets are delegated and never
+ *   revalidated, so routes that check on the way legitimately differ.
+ * - A read with nothing queued: two messages are queued before a read,
+ *   whatever the world (unix_handoff.c).
+ * - Comparing a route that revoked (exec) or dropped (SCM_RIGHTS) the
+ *   end: that route performs its own check, asking read and write at
+ *   once, where change_profile checks nothing, so only ends both routes
+ *   delivered are compared.
+ * - A creator refused its own warm-up: A allows every unix operation.
+ * - The errno's step for a peer: a connected dgram socket sends where a
+ *   new one connects first, so only the errno is compared.
+ *
+ * Every case prints its seed: AA_HISTORY_SEED=<seed> with
+ * AA_HISTORY_CASES=1 runs that case again exactly.  A FAIL prints both
+ * worlds and their outcomes, shrunk to the smallest pair that still
+ * differs.  A test runs cases for AA_HISTORY_SECONDS (default
+ * HISTORY_SECONDS), or AA_HISTORY_CASES of them.
+ */
+
+#include "unix_handoff.h"
+#include "unix_test.h"
+
+typedef unsigned long long u64;
+
+/* Each test's default budget: the six add under a minute under TCG. */
+#define HISTORY_SECONDS 8
+/* The harness's limit: AA_HISTORY_SECONDS is kept under it. */
+#define HISTORY_TIMEOUT 900
+
+/* The profiles the task's label is made of. */
+enum hist_user {
+	U_ALL,		/* every unix operation */
+	U_NO_UNIX,	/* no unix rule at all */
+	U_NO_SEND,
+	U_NO_RECEIVE,
+	U_NO_LOCK,	/* every unix operation, no lock on the run directory */
+	U_COUNT,
+};
+
+static const char *const hist_user_name[] = {
+	[U_ALL] = "all", [U_NO_UNIX] = "no-unix", [U_NO_SEND] = "no-send",
+	[U_NO_RECEIVE] = "no-receive", [U_NO_LOCK] = "no-lock",
+};
+
+/* One world of a handoff pair: how the end gets there, what A did first. */
+struct hist_world {
+	enum handoff_how how;
+	unsigned int warm;
+};
+
+struct hist_case {
+	u64 seed;
+	enum handoff_shape shape;
+	int type;
+	enum handoff_op op;
+	enum handoff_onto onto;
+	enum hist_user user;
+	struct hist_world w[2];
+};
+
+static const unsigned int hist_warm_ops[] = {
+	HANDOFF_WARM(HOP_WRITE), HANDOFF_WARM(HOP_READ),
+	HANDOFF_WARM(HOP_FLOCK_SH), HANDOFF_WARM(HOP_FLOCK_EX),
+};
+
+static const enum handoff_op hist_ops[] = {
+	HOP_WRITE, HOP_READ, HOP_FLOCK_SH, HOP_FLOCK_EX, HOP_SENDMSG,
+	HOP_RECVMSG,
+};
+
+static const enum handoff_shape hist_shapes[] = {
+	HSHAPE_PAIR, HSHAPE_BOUND, HSHAPE_TO_BOUND,
+};
+
+static const int hist_types[] = { SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET };
+
+/* splitmix64: every case's draws come from its own seed. */
+static u64 hist_next(u64 *s)
+{
+	u64 z = (*s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static unsigned int hist_pick(u64 *s, unsigned int n)
+{
+	return hist_next(s) % n;
+}
+
+/* The run's first seed, and how long or how many cases a test runs. */
+static struct {
+	u64 seed;
+	long max_cases;	/* 0: by time */
+	long seconds;
+} hist_budget;
+
+static void hist_budget_init(void)
+{
+	const char *seed = getenv("AA_HISTORY_SEED");
+	const char *count = getenv("AA_HISTORY_CASES");
+	const char *secs = getenv("AA_HISTORY_SECONDS");
+	struct timespec t;
+
+	clock_gettime(CLOCK_REALTIME, &t);
+	hist_budget.seed = ((u64)t.tv_sec << 20) ^ t.tv_nsec ^ getpid();
+	if (seed)
+		hist_budget.seed = strtoull(seed, NULL, 0);
+	hist_budget.max_cases = count ? strtol(count, NULL, 0) : 0;
+	hist_budget.seconds = secs ? strtol(secs, NULL, 0) : HISTORY_SECONDS;
+	if (hist_budget.seconds < 1 ||
+	    hist_budget.seconds > HISTORY_TIMEOUT * 2 / 3)
+		hist_budget.seconds = HISTORY_SECONDS;
+}
+
+/* A handoff pair of the relation @route (else prior_use), from @seed. */
+static void hist_gen(struct hist_case *hc, u64 seed, bool route)
+{
+	static const enum handoff_how moved[] = {
+		HANDOFF_FORK, HANDOFF_EXEC, HANDOFF_PASS,
+	};
+	static const enum handoff_how any[] = {
+		HANDOFF_CHANGE, HANDOFF_FORK, HANDOFF_EXEC, HANDOFF_PASS,
+	};
+	u64 s = seed;
+	unsigned int warm = 0;
+	bool both_change;
+	size_t i;
+
+	memset(hc, 0, sizeof(*hc));
+	hc->seed = seed;
+	hc->shape = hist_shapes[hist_pick(&s, ARRAY_SIZE(hist_shapes))];
+	hc->type = hist_types[hist_pick(&s, ARRAY_SIZE(hist_types))];
+	hc->op = hist_ops[hist_pick(&s, ARRAY_SIZE(hist_ops))];
+	hc->user = hist_pick(&s, U_COUNT);
+	for (i = 0; i < ARRAY_SIZE(hist_warm_ops); i++)
+		if (hist_pick(&s, 2))
+			warm |= hist_warm_ops[i];
+	if (route) {
+		hc->w[0] = (struct hist_world){ HANDOFF_CHANGE, warm };
+		hc->w[1] = (struct hist_world){
+			moved[hist_pick(&s, ARRAY_SIZE(moved))], warm };
+	} else {
+		hc->w[0].how = any[hist_pick(&s, ARRAY_SIZE(any))];
+		hc->w[1].how = hc->w[0].how;
+		hc->w[1].warm = warm ?: HANDOFF_WARM(hc->op == HOP_READ ?
+						     HOP_READ : HOP_WRITE);
+	}
+	/* change_profile to "&U" is a way of the creator's own change. */
+	both_change = hc->w[0].how == HANDOFF_CHANGE &&
+		      hc->w[1].how == HANDOFF_CHANGE;
+	hc->onto = hist_pick(&s, both_change ? 3 : 2);
+}
+
+static const char *hist_onto_name(enum handoff_onto onto)
+{
+	return onto == ONTO_PROFILE ? "change_profile to U" :
+	       onto == ONTO_STACK ? "aa_stack_profile(U): A//&U" :
+	       "change_profile to &U: A//&U";
+}
+
+static void hist_warm_str(unsigned int warm, char *buf, size_t len)
+{
+	size_t i, n = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < ARRAY_SIZE(hist_ops) && n < len; i++)
+		if (warm & HANDOFF_WARM(hist_ops[i]))
+			n += snprintf(buf + n, len - n, "%s%s", n ? ", " : "",
+				      handoff_op_name(hist_ops[i]));
+	if (!buf[0])
+		snprintf(buf, len, "nothing");
+}
+
+/* A world's events, in the order they happen. */
+static void hist_world_str(const struct hist_case *hc, int w, char *buf,
+			   size_t len)
+{
+	char warm[64];
+
+	hist_warm_str(hc->w[w].warm, warm, sizeof(warm));
+	snprintf(buf, len,
+		 "A makes a %s %s; A does %s on end 0; %s; by %s, U %s; %s on end 0",
+		 type_name(hc->type), handoff_shape_name(hc->shape), warm,
+		 handoff_how_name(hc->w[w].how), hist_onto_name(hc->onto),
+		 hist_user_name[hc->user], handoff_op_name(hc->op));
+}
+
+struct hist_profs {
+	const char *a;
+	const char *u[U_COUNT];
+	char stack[U_COUNT][2 * NAME_MAX_LEN + 4];
+};
+
+/* A, the pool and each A//&U, registered in collect mode. */
+static bool hist_names(struct ctx *c, struct hist_profs *hp)
+{
+	const char *abi = c->v->abi == AA_ABI_NEW ? "new" : "old";
+	const char *dir = aa_policy_dir(policy);
+	char aname[32], uname[U_COUNT][32];
+	struct prof a = { .name = aname }, u[U_COUNT];
+	int i;
+
+	/* A changes profile, and maps and runs this program in an exec. */
+	snprintf(aname, sizeof(aname), "hist_a_%s", abi);
+	lacking(&a, c->v->abi, NULL);
+	prof_add(&a, "  /proc/*/attr/{apparmor/,}current w,\n  change_profile,\n");
+	prof_add(&a, "  /** rmix,\n  %s/* k,\n", dir);
+	hp->a = registered(c, &a);
+	for (i = 0; i < U_COUNT; i++) {
+		snprintf(uname[i], sizeof(uname[i]), "hist_u_%d_%s", i, abi);
+		u[i] = (struct prof){ .name = uname[i] };
+		if (i == U_NO_UNIX)
+			rules(&u[i], "%s", "");
+		else if (i == U_NO_SEND || i == U_NO_RECEIVE)
+			all_perms_but(&u[i], c->v->abi,
+				      i == U_NO_SEND ? "send" : "receive");
+		else
+			lacking(&u[i], c->v->abi, NULL);
+		prof_add(&u[i], "  /** rm,\n");
+		if (i != U_NO_LOCK)
+			prof_add(&u[i], "  %s/* k,\n", dir);
+		hp->u[i] = registered(c, &u[i]);
+		if (!stack_of(c, &a, &u[i], hp->stack[i], sizeof(hp->stack[i])))
+			hp->u[i] = NULL;
+	}
+	for (i = 0; i < U_COUNT && hp->a; i++)
+		if (!hp->u[i])
+			hp->a = NULL;
+	if (c->collect && !hp->a)
+		ksft_exit_fail_msg("cannot register more profiles\n");
+	return hp->a;
+}
+
+/* Runs world @w of @hc; 0 with @out filled, or -errno. */
+static int hist_run(const struct hist_profs *hp, const struct hist_case *hc,
+		    int w, struct outcome *out)
+{
+	char names[2][NAME_MAX_LEN], path[2][PATH_MAX];
+	struct handoff h = {
+		.how = hc->w[w].how,
+		.shape = hc->shape,
+		.type = hc->type,
+		.path = { path[0], path[1] },
+		.creator = hp->a,
+		.user = hp->u[hc->user],
+		.onto = hc->onto,
+		.label = hc->onto == ONTO_PROFILE ? NULL : hp->stack[hc->user],
+		.op = hc->op,
+		.warm = hc->w[w].warm,
+	};
+	int i, ret;
+
+	for (i = 0; i < 2; i++) {
+		run_name(names[i], sizeof(names[i]), i ? "hist1" : "hist0");
+		snprintf(path[i], sizeof(path[i]), "%s/%s",
+			 aa_policy_dir(policy), names[i]);
+		unlink(path[i]);
+	}
+	ret = handoff_run(&h, out);
+	for (i = 0; i < 2; i++)
+		unlink(path[i]);
+	return ret;
+}
+
+/* The route's own check refused the end on its way: not compared. */
+static bool hist_not_delivered(const struct outcome *o)
+{
+	return o->fault == FAULT_NOT_INSTALLED;
+}
+
+/*
+ * Runs both worlds: 1 if they differ, 0 if not (or, @route, if a world
+ * was not delivered the end), -errno if a run could not be set up.
+ */
+static int hist_differ(const struct hist_profs *hp, const struct hist_case *hc,
+		       bool route, struct outcome got[2])
+{
+	int w, ret;
+
+	for (w = 0; w < 2; w++) {
+		ret = hist_run(hp, hc, w, &got[w]);
+		if (ret)
+			return ret;
+	}
+	if (route && (hist_not_delivered(&got[0]) ||
+		      hist_not_delivered(&got[1])))
+		return 0;
+	return !outcome_eq(&got[0], &got[1]);
+}
+
+/* @t replaces @hc when its pair still differs. */
+static void hist_try(const struct hist_profs *hp, struct hist_case *hc,
+		     const struct hist_case *t, bool route,
+		     struct outcome got[2])
+{
+	struct outcome g[2];
+
+	if (memcmp(t, hc, sizeof(*t)) && hist_differ(hp, t, route, g) == 1) {
+		*hc = *t;
+		memcpy(got, g, sizeof(g));
+	}
+}
+
+/*
+ * The smallest pair that still differs, one change at a time: each
+ * operation of world 2's warm-up dropped (both worlds' for a route), then
+ * a socketpair, then a plain change_profile.
+ */
+static void hist_shrink(const struct hist_profs *hp, struct hist_case *hc,
+			bool route, struct outcome got[2])
+{
+	struct hist_case t;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(hist_warm_ops); i++) {
+		t = *hc;
+		t.w[1].warm &= ~hist_warm_ops[i];
+		if (route)
+			t.w[0].warm = t.w[1].warm;
+		else if (!t.w[1].warm)
+			continue;
+		hist_try(hp, hc, &t, route, got);
+	}
+	t = *hc;
+	t.shape = HSHAPE_PAIR;
+	hist_try(hp, hc, &t, route, got);
+	t = *hc;
+	t.onto = ONTO_PROFILE;
+	hist_try(hp, hc, &t, route, got);
+}
+
+/* Runs cases until the budget is spent; @fn runs one and says if it held. */
+typedef bool hist_case_fn(struct ctx *c, u64 seed, int n, void *arg);
+
+static void hist_loop(struct ctx *c, const char *rel, hist_case_fn *fn,
+		      void *arg)
+{
+	struct __test_metadata *_metadata = c->metadata;
+	u64 state = hist_budget.seed, seed;
+	struct timespec t0, t;
+	int n, failed = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ksft_print_msg("history %s: first seed %#llx\n", rel, state);
+	for (n = 0;; n++) {
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (hist_budget.max_cases && n >= hist_budget.max_cases)
+			break;
+		if (!hist_budget.max_cases &&
+		    t.tv_sec - t0.tv_sec >= hist_budget.seconds)
+			break;
+		/* The first case is the seed itself, to re-run one. */
+		seed = n ? hist_next(&state) : state;
+		c->subs++;
+		if (!fn(c, seed, n, arg))
+			failed++;
+		if (_metadata->exit_code == KSFT_SKIP)
+			return;
+	}
+	ksft_print_msg("history %s: %d cases, %d differed\n", rel, n, failed);
+}
+
+struct hist_arg {
+	const struct hist_profs *hp;
+	bool route;
+};
+
+static bool hist_case(struct ctx *c, u64 seed, int n, void *arg)
+{
+	struct __test_metadata *_metadata = c->metadata;
+	const struct hist_profs *hp = ((struct hist_arg *)arg)->hp;
+	bool route = ((struct hist_arg *)arg)->route;
+	char w0[512], w1[512], o0[128], o1[128];
+	struct outcome got[2];
+	struct hist_case hc;
+	int ret;
+
+	hist_gen(&hc, seed, route);
+	ret = hist_differ(hp, &hc, route, got);
+	ksft_print_msg("history %s case %d seed %#llx: %s\n",
+		       route ? "route" : "prior_use", n, seed,
+		       ret < 0 ? "not run" : ret ? "DIFFER" : "same");
+	EXPECT_LE(0, ret) TH_LOG("seed %#llx: cannot run: %s", seed,
+				 strerror(-ret));
+	if (ret != 1)
+		return true;
+	hist_shrink(hp, &hc, route, got);
+	hist_world_str(&hc, 0, w0, sizeof(w0));
+	hist_world_str(&hc, 1, w1, sizeof(w1));
+	EXPECT_TRUE(false) {
+		TH_LOG("seed %#llx (%s ABI), shrunk: world 1: %s: %s; world 2: %s: %s",
+		       seed, c->v->abi == AA_ABI_NEW ? "NEW" : "OLD", w0,
+		       outcome_str(&got[0], o0, sizeof(o0)), w1,
+		       outcome_str(&got[1], o1, sizeof(o1)));
+	}
+	return false;
+}
+
+static void check_hist(struct ctx *c, bool route)
+{
+	struct hist_profs hp;
+	struct hist_arg arg = { &hp, route };
+
+	if (!hist_names(c, &hp) || c->collect)
+		return;
+	hist_loop(c, route ? "route" : "prior_use", hist_case, &arg);
+}
+
+static void check_hist_prior_use(struct ctx *c)
+{
+	check_hist(c, false);
+}
+
+static void check_hist_route(struct ctx *c)
+{
+	check_hist(c, true);
+}
+
+/* The peer's profile: unix_peer_tests.c's runs, with random versions. */
+struct hist_peer {
+	struct peer_profs pp;
+	int afd;
+	struct peer_shared *sh;
+};
+
+static const char *hist_version_name(int v)
+{
+	return v == PV_COUNT ? "removed" : pv_name[v];
+}
+
+/* 1 if R's refusal of S's next operation was audited, 0 if not. */
+static int hist_peer_audited(struct hist_peer *hpr, const struct peer_row *row)
+{
+	char rec[4096];
+
+	return peer_audited(hpr->afd, &hpr->pp, peer_op_name(row), rec,
+			    sizeof(rec));
+}
+
+static bool hist_peer_case(struct ctx *c, u64 seed, int n, void *arg)
+{
+	struct __test_metadata *_metadata = c->metadata;
+	struct hist_peer *hpr = arg;
+	const struct peer_row *row;
+	struct outcome self, *op = hpr->sh->op;
+	char o[PEER_OPS][128];
+	struct outcome ok = { .step = STEP_DONE };
+	int v2, ret, aud[PEER_OPS] = { 0 }, aud_err = 0, i;
+	enum peer_version v1;
+	u64 s = seed;
+	bool same;
+
+	row = &peer_rows[hist_pick(&s, ARRAY_SIZE(peer_rows))];
+	v1 = hist_pick(&s, PV_COUNT);
+	v2 = hist_pick(&s, PV_COUNT + 1);
+	ret = peer_world(&hpr->pp, row, v1, v2, hpr->sh, &self);
+	for (i = 0; i < PEER_OPS && !ret && hpr->sh->s.step == STEP_DONE; i++)
+		aud[i] = hist_peer_audited(hpr, row);
+	same = op[PEER_OLD].err == op[PEER_NEW].err &&
+	       op[PEER_OLD].fault == op[PEER_NEW].fault &&
+	       aud[PEER_OLD] == aud[PEER_NEW];
+	ksft_print_msg("history peer_replaced case %d seed %#llx: %s\n",
+		       n, seed, ret ? "not run" : same ? "same" : "DIFFER");
+	EXPECT_EQ(0, ret) TH_LOG("seed %#llx: R's profile: %s", seed,
+				 strerror(-ret));
+	expect_outcome(_metadata, "the run", "the test", ok, &self);
+	expect_outcome(_metadata, "the run", "R", ok, &hpr->sh->r);
+	expect_outcome(_metadata, "the run", "S", ok, &hpr->sh->s);
+	for (i = 0; i < PEER_OPS; i++) {
+		if (aud[i] < 0)
+			aud_err = aud[i];
+	}
+	EXPECT_EQ(0, aud_err) {
+		TH_LOG("seed %#llx: S's getsockopt() refusal not audited: %s",
+		       seed, strerror(-aud_err));
+	}
+	if (ret || same)
+		return true;
+	for (i = 0; i < PEER_OPS; i++)
+		outcome_str(&op[i], o[i], sizeof(o[i]));
+	EXPECT_TRUE(false) {
+		TH_LOG("seed %#llx (%s ABI): R under version %s binds A (a %s socket); "
+		       "S uses A: %s%s; R becomes %s and binds B; "
+		       "world 1: S uses A: %s%s; world 2: S uses B: %s%s (%s)",
+		       seed, c->v->abi == AA_ABI_NEW ? "NEW" : "OLD",
+		       pv_name[v1],
+		       row->kind == KIND_ABSTRACT ? "abstract" : "pathname",
+		       o[PEER_BEFORE], aud[PEER_BEFORE] == 1 ? ", audited" : "",
+		       hist_version_name(v2), o[PEER_OLD],
+		       aud[PEER_OLD] == 1 ? ", audited" : "", o[PEER_NEW],
+		       aud[PEER_NEW] == 1 ? ", audited" : "", row->why);
+	}
+	return false;
+}
+
+static void check_hist_peer(struct ctx *c)
+{
+	struct __test_metadata *_metadata = c->metadata;
+	struct hist_peer hpr = { .afd = -1 };
+	char why[160], err[4096];
+	int ret;
+
+	if (!peer_names(c, &hpr.pp) || c->collect)
+		return;
+	hpr.afd = audit_log_open(why, sizeof(why));
+	if (hpr.afd < 0)
+		SKIP(return, "%s", why);
+	ret = peer_compile(c, &hpr.pp, err, sizeof(err));
+	ASSERT_EQ(0, ret) TH_LOG("compiling R's versions: %s", err);
+	hpr.sh = shared_alloc(sizeof(*hpr.sh));
+	ASSERT_NE(NULL, hpr.sh);
+	hist_loop(c, "peer_replaced", hist_peer_case, &hpr);
+	ret = aa_policy_replace(policy, hpr.pp.blob[PV_FULL]);
+	EXPECT_EQ(0, ret) TH_LOG("restoring R: %s", strerror(-ret));
+	shared_free(hpr.sh, sizeof(*hpr.sh));
+	close(hpr.afd);
+}
+
+/* clang-format off */
+FIXTURE(history) {};
+
+FIXTURE_VARIANT(history) {
+	enum aa_abi abi;
+};
+
+FIXTURE_SETUP(history) {}
+
+FIXTURE_TEARDOWN(history) {}
+
+FIXTURE_VARIANT_ADD(history, old_abi) {
+	.abi = AA_ABI_OLD,
+};
+
+FIXTURE_VARIANT_ADD(history, new_abi) {
+	.abi = AA_ABI_NEW,
+};
+
+/* clang-format on */
+
+static void run_hist(struct __test_metadata *_metadata, enum aa_abi abi,
+		     check_fn *fn)
+{
+	if (env.enabled && !env.have_v9_unix)
+		SKIP(return, "%s",
+		     "kernel without AppArmor network_v9/af_unix (6.17+): the labels these histories keep are not kept");
+	if (!hist_budget.seconds)
+		hist_budget_init();
+	run_abi(_metadata, abi, fn);
+}
+
+TEST_F_TIMEOUT(history, prior_use, HISTORY_TIMEOUT)
+{
+	run_hist(_metadata, variant->abi, check_hist_prior_use);
+}
+
+TEST_F_TIMEOUT(history, route, HISTORY_TIMEOUT)
+{
+	run_hist(_metadata, variant->abi, check_hist_route);
+}
+
+TEST_F_TIMEOUT(history, peer_replaced, HISTORY_TIMEOUT)
+{
+	run_hist(_metadata, variant->abi, check_hist_peer);
+}
+
+static check_fn *const history_checks_of_abi[] = {
+	check_hist_prior_use,
+};
+
+/* What the history lane registers, by ABI (the peer's: unix_peer_tests.c). */
+static const struct checks history_checks[AA_ABI_COUNT] = {
+	[AA_ABI_OLD] = { history_checks_of_abi,
+			 ARRAY_SIZE(history_checks_of_abi) },
+	[AA_ABI_NEW] = { history_checks_of_abi,
+			 ARRAY_SIZE(history_checks_of_abi) },
+};
