@@ -17,12 +17,14 @@
  *   task's label, or not used;
  * - route: the end reaches that label by change_profile of its creator,
  *   or by fork and a change in the child, an exec (inherited) or
- *   SCM_RIGHTS;
+ *   SCM_RIGHTS, or it is made there, under that label;
+ * - label_path: the same stack A//&U put on by aa_stack_profile(), or by
+ *   change_profile to "&U", or at an exec (aa_stack_onexec());
  * - peer_replaced: the peer's socket made before its profile was replaced
  *   by another version (or removed), or after (unix_peer_tests.c's runs).
- * The label is a random profile U of a pool, or A//&U by
- * aa_stack_profile() or change_profile to "&U"; the pair is a socketpair
- * or has ends on paths, of a random type; the operation is random.
+ * The label is a random profile U of a pool, or A//&U (by a random way
+ * of stacking but for the label path); the pair is a socketpair or has
+ * ends on paths, of a random type; the operation is random.
  *
  * What the generator avoids, a sentence each:
  * - An unconfined creator: its sockets are delegated and never
@@ -32,7 +34,11 @@
  * - Comparing a route that revoked (exec) or dropped (SCM_RIGHTS) the
  *   end: that route performs its own check, asking read and write at
  *   once, where change_profile checks nothing, so only ends both routes
- *   delivered are compared.
+ *   delivered are compared; likewise an end the task's label may not
+ *   make (or queue a message on, for a read) is not compared with one
+ *   made under A.
+ * - An end made there used first: its use would be under the task's
+ *   label, not A's, so the end made under A is not used first either.
  * - A creator refused its own warm-up: A allows every unix operation.
  * - The errno's step for a peer: a connected dgram socket sends where a
  *   new one connects first, so only the errno is compared.
@@ -49,30 +55,67 @@
 
 typedef unsigned long long u64;
 
-/* Each test's default budget: the six add under a minute under TCG. */
-#define HISTORY_SECONDS 8
+/* Each test's default budget: the eight add under a minute under TCG. */
+#define HISTORY_SECONDS 5
 /* The harness's limit: AA_HISTORY_SECONDS is kept under it. */
 #define HISTORY_TIMEOUT 900
 
-/* The profiles the task's label is made of. */
-enum hist_user {
-	U_ALL,		/* every unix operation */
-	U_NO_UNIX,	/* no unix rule at all */
+/*
+ * The profiles U the task's label is made of: its unix rules (every
+ * operation, all but send, all but receive, none) and, as U_NO_LOCK
+ * says, whether it may lock in the run directory, where ends on paths
+ * are (file rule k), two choices of its own.
+ */
+enum hist_unix {
+	U_ALL,
 	U_NO_SEND,
 	U_NO_RECEIVE,
-	U_NO_LOCK,	/* every unix operation, no lock on the run directory */
-	U_COUNT,
+	U_NO_UNIX,
+	U_UNIX_COUNT,
 };
 
-static const char *const hist_user_name[] = {
-	[U_ALL] = "all", [U_NO_UNIX] = "no-unix", [U_NO_SEND] = "no-send",
-	[U_NO_RECEIVE] = "no-receive", [U_NO_LOCK] = "no-lock",
+#define U_NO_LOCK U_UNIX_COUNT
+#define U_COUNT (2 * U_UNIX_COUNT)
+
+static const char *const hist_unix_name[] = {
+	[U_ALL] = "every unix op", [U_NO_SEND] = "no send",
+	[U_NO_RECEIVE] = "no receive", [U_NO_UNIX] = "no unix rule",
 };
 
-/* One world of a handoff pair: how the end gets there, what A did first. */
+/* U's description, "no send, no k". */
+static const char *hist_user_name(unsigned int u, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s", hist_unix_name[u % U_UNIX_COUNT],
+		 u >= U_NO_LOCK ? ", no k" : "");
+	return buf;
+}
+
+/*
+ * One world of a handoff pair: how the end gets there, how the label is
+ * put on, what A did on the end first.
+ */
 struct hist_world {
 	enum handoff_how how;
+	enum handoff_onto onto;
 	unsigned int warm;
+	/*
+	 * No hand-off: the end is made under the task's label, and its
+	 * change_profile to that label changes nothing.
+	 */
+	bool made_there;
+};
+
+/* The relations of handoff pairs: what their two worlds differ in. */
+enum hist_rel {
+	REL_PRIOR_USE,
+	REL_ROUTE,
+	REL_LABEL_PATH,
+};
+
+static const char *const hist_rel_name[] = {
+	[REL_PRIOR_USE] = "prior_use",
+	[REL_ROUTE] = "route",
+	[REL_LABEL_PATH] = "label_path",
 };
 
 struct hist_case {
@@ -80,8 +123,7 @@ struct hist_case {
 	enum handoff_shape shape;
 	int type;
 	enum handoff_op op;
-	enum handoff_onto onto;
-	enum hist_user user;
+	unsigned int user;	/* < U_COUNT */
 	struct hist_world w[2];
 };
 
@@ -90,9 +132,13 @@ static const unsigned int hist_warm_ops[] = {
 	HANDOFF_WARM(HOP_FLOCK_SH), HANDOFF_WARM(HOP_FLOCK_EX),
 };
 
+/*
+ * The operations that reach what a socket keeps: aa_file_perm()'s
+ * revalidation (sendmsg() and recvmsg() skip it; a peer's datagrams are
+ * peer_replaced's).
+ */
 static const enum handoff_op hist_ops[] = {
-	HOP_WRITE, HOP_READ, HOP_FLOCK_SH, HOP_FLOCK_EX, HOP_SENDMSG,
-	HOP_RECVMSG,
+	HOP_WRITE, HOP_READ, HOP_FLOCK_SH, HOP_FLOCK_EX,
 };
 
 static const enum handoff_shape hist_shapes[] = {
@@ -141,8 +187,19 @@ static void hist_budget_init(void)
 		hist_budget.seconds = HISTORY_SECONDS;
 }
 
-/* A handoff pair of the relation @route (else prior_use), from @seed. */
-static void hist_gen(struct hist_case *hc, u64 seed, bool route)
+/*
+ * The label a world's end reaches, A//&U by one of the ways of
+ * stacking: aa_stack_profile() or change_profile to "&U" by its
+ * creator, or aa_stack_onexec() at an exec.
+ */
+static const struct hist_world hist_stack_ways[] = {
+	{ .how = HANDOFF_CHANGE, .onto = ONTO_STACK },
+	{ .how = HANDOFF_CHANGE, .onto = ONTO_CHANGE_STACK },
+	{ .how = HANDOFF_EXEC, .onto = ONTO_STACK },
+};
+
+/* A handoff pair of relation @rel, from @seed. */
+static void hist_gen(struct hist_case *hc, u64 seed, enum hist_rel rel)
 {
 	static const enum handoff_how moved[] = {
 		HANDOFF_FORK, HANDOFF_EXEC, HANDOFF_PASS,
@@ -152,7 +209,6 @@ static void hist_gen(struct hist_case *hc, u64 seed, bool route)
 	};
 	u64 s = seed;
 	unsigned int warm = 0;
-	bool both_change;
 	size_t i;
 
 	memset(hc, 0, sizeof(*hc));
@@ -164,20 +220,39 @@ static void hist_gen(struct hist_case *hc, u64 seed, bool route)
 	for (i = 0; i < ARRAY_SIZE(hist_warm_ops); i++)
 		if (hist_pick(&s, 2))
 			warm |= hist_warm_ops[i];
-	if (route) {
-		hc->w[0] = (struct hist_world){ HANDOFF_CHANGE, warm };
-		hc->w[1] = (struct hist_world){
-			moved[hist_pick(&s, ARRAY_SIZE(moved))], warm };
-	} else {
+	switch (rel) {
+	case REL_PRIOR_USE:
 		hc->w[0].how = any[hist_pick(&s, ARRAY_SIZE(any))];
-		hc->w[1].how = hc->w[0].how;
+		/* change_profile to "&U" is a way of the creator's own change. */
+		hc->w[0].onto = hist_pick(&s, hc->w[0].how == HANDOFF_CHANGE ?
+					  3 : 2);
+		hc->w[1] = hc->w[0];
 		hc->w[1].warm = warm ?: HANDOFF_WARM(hc->op == HOP_READ ?
 						     HOP_READ : HOP_WRITE);
+		break;
+	case REL_ROUTE:
+		hc->w[0].onto = hist_pick(&s, 2);
+		hc->w[0].warm = warm;
+		hc->w[1] = hc->w[0];
+		hc->w[0].how = HANDOFF_CHANGE;
+		/* Made there half the time, else moved by a random route. */
+		if (hist_pick(&s, 2)) {
+			hc->w[1].how = moved[hist_pick(&s, ARRAY_SIZE(moved))];
+			break;
+		}
+		/* Made there, it was never used under A. */
+		hc->w[1].how = HANDOFF_CHANGE;
+		hc->w[1].made_there = true;
+		hc->w[0].warm = 0;
+		hc->w[1].warm = 0;
+		break;
+	case REL_LABEL_PATH:
+		hc->w[0] = hist_stack_ways[0];
+		hc->w[1] = hist_stack_ways[1 + hist_pick(&s, 2)];
+		hc->w[0].warm = warm;
+		hc->w[1].warm = warm;
+		break;
 	}
-	/* change_profile to "&U" is a way of the creator's own change. */
-	both_change = hc->w[0].how == HANDOFF_CHANGE &&
-		      hc->w[1].how == HANDOFF_CHANGE;
-	hc->onto = hist_pick(&s, both_change ? 3 : 2);
 }
 
 static const char *hist_onto_name(enum handoff_onto onto)
@@ -204,14 +279,22 @@ static void hist_warm_str(unsigned int warm, char *buf, size_t len)
 static void hist_world_str(const struct hist_case *hc, int w, char *buf,
 			   size_t len)
 {
-	char warm[64];
+	char warm[64], user[64];
 
 	hist_warm_str(hc->w[w].warm, warm, sizeof(warm));
+	hist_user_name(hc->user, user, sizeof(user));
+	if (hc->w[w].made_there) {
+		snprintf(buf, len, "the task, under %s, U %s, makes a %s %s; %s on end 0",
+			 hist_onto_name(hc->w[w].onto), user, type_name(hc->type),
+			 handoff_shape_name(hc->shape),
+			 handoff_op_name(hc->op));
+		return;
+	}
 	snprintf(buf, len,
 		 "A makes a %s %s; A does %s on end 0; %s; by %s, U %s; %s on end 0",
 		 type_name(hc->type), handoff_shape_name(hc->shape), warm,
-		 handoff_how_name(hc->w[w].how), hist_onto_name(hc->onto),
-		 hist_user_name[hc->user], handoff_op_name(hc->op));
+		 handoff_how_name(hc->w[w].how), hist_onto_name(hc->w[w].onto),
+		 user, handoff_op_name(hc->op));
 }
 
 struct hist_profs {
@@ -238,15 +321,18 @@ static bool hist_names(struct ctx *c, struct hist_profs *hp)
 	for (i = 0; i < U_COUNT; i++) {
 		snprintf(uname[i], sizeof(uname[i]), "hist_u_%d_%s", i, abi);
 		u[i] = (struct prof){ .name = uname[i] };
-		if (i == U_NO_UNIX)
+		if (i % U_UNIX_COUNT == U_NO_UNIX)
 			rules(&u[i], "%s", "");
-		else if (i == U_NO_SEND || i == U_NO_RECEIVE)
-			all_perms_but(&u[i], c->v->abi,
-				      i == U_NO_SEND ? "send" : "receive");
-		else
+		else if (i % U_UNIX_COUNT == U_ALL)
 			lacking(&u[i], c->v->abi, NULL);
-		prof_add(&u[i], "  /** rm,\n");
-		if (i != U_NO_LOCK)
+		else
+			all_perms_but(&u[i], c->v->abi,
+				      i % U_UNIX_COUNT == U_NO_SEND ?
+				      "send" : "receive");
+		/* A change to the label the task has already changes nothing. */
+		prof_add(&u[i], "  /** rm,\n  change_profile,\n");
+		prof_add(&u[i], "  /proc/*/attr/{apparmor/,}current w,\n");
+		if (i < U_NO_LOCK)
 			prof_add(&u[i], "  %s/* k,\n", dir);
 		hp->u[i] = registered(c, &u[i]);
 		if (!stack_of(c, &a, &u[i], hp->stack[i], sizeof(hp->stack[i])))
@@ -270,10 +356,13 @@ static int hist_run(const struct hist_profs *hp, const struct hist_case *hc,
 		.shape = hc->shape,
 		.type = hc->type,
 		.path = { path[0], path[1] },
-		.creator = hp->a,
+		.creator = !hc->w[w].made_there ? hp->a :
+			   hc->w[w].onto == ONTO_PROFILE ? hp->u[hc->user] :
+			   hp->stack[hc->user],
 		.user = hp->u[hc->user],
-		.onto = hc->onto,
-		.label = hc->onto == ONTO_PROFILE ? NULL : hp->stack[hc->user],
+		.onto = hc->w[w].onto,
+		.label = hc->w[w].onto == ONTO_PROFILE ? NULL :
+			 hp->stack[hc->user],
 		.op = hc->op,
 		.warm = hc->w[w].warm,
 	};
@@ -291,18 +380,24 @@ static int hist_run(const struct hist_profs *hp, const struct hist_case *hc,
 	return ret;
 }
 
-/* The route's own check refused the end on its way: not compared. */
+/*
+ * The route's own check refused the end on its way (an exec revoked it,
+ * a receipt dropped it), or the task could not make it there: not
+ * compared.
+ */
 static bool hist_not_delivered(const struct outcome *o)
 {
-	return o->fault == FAULT_NOT_INSTALLED;
+	return o->fault == FAULT_NOT_INSTALLED ||
+	       (o->step < STEP_HANDOFF && (o->err || o->fault));
 }
 
 /*
- * Runs both worlds: 1 if they differ, 0 if not (or, @route, if a world
- * was not delivered the end), -errno if a run could not be set up.
+ * Runs both worlds: 1 if they differ, 0 if not (or, but for prior use,
+ * if a world was not delivered the end), -errno if a run could not be
+ * set up.
  */
 static int hist_differ(const struct hist_profs *hp, const struct hist_case *hc,
-		       bool route, struct outcome got[2])
+		       enum hist_rel rel, struct outcome got[2])
 {
 	int w, ret;
 
@@ -311,20 +406,20 @@ static int hist_differ(const struct hist_profs *hp, const struct hist_case *hc,
 		if (ret)
 			return ret;
 	}
-	if (route && (hist_not_delivered(&got[0]) ||
-		      hist_not_delivered(&got[1])))
+	if (rel != REL_PRIOR_USE && (hist_not_delivered(&got[0]) ||
+				     hist_not_delivered(&got[1])))
 		return 0;
 	return !outcome_eq(&got[0], &got[1]);
 }
 
 /* @t replaces @hc when its pair still differs. */
 static void hist_try(const struct hist_profs *hp, struct hist_case *hc,
-		     const struct hist_case *t, bool route,
+		     const struct hist_case *t, enum hist_rel rel,
 		     struct outcome got[2])
 {
 	struct outcome g[2];
 
-	if (memcmp(t, hc, sizeof(*t)) && hist_differ(hp, t, route, g) == 1) {
+	if (memcmp(t, hc, sizeof(*t)) && hist_differ(hp, t, rel, g) == 1) {
 		*hc = *t;
 		memcpy(got, g, sizeof(g));
 	}
@@ -332,11 +427,12 @@ static void hist_try(const struct hist_profs *hp, struct hist_case *hc,
 
 /*
  * The smallest pair that still differs, one change at a time: each
- * operation of world 2's warm-up dropped (both worlds' for a route), then
- * a socketpair, then a plain change_profile.
+ * operation of the warm-up dropped (of world 2's for prior use, of both
+ * otherwise), then a socketpair, then (but for the label path) a plain
+ * change_profile.
  */
 static void hist_shrink(const struct hist_profs *hp, struct hist_case *hc,
-			bool route, struct outcome got[2])
+			enum hist_rel rel, struct outcome got[2])
 {
 	struct hist_case t;
 	size_t i;
@@ -344,18 +440,21 @@ static void hist_shrink(const struct hist_profs *hp, struct hist_case *hc,
 	for (i = 0; i < ARRAY_SIZE(hist_warm_ops); i++) {
 		t = *hc;
 		t.w[1].warm &= ~hist_warm_ops[i];
-		if (route)
+		if (rel != REL_PRIOR_USE)
 			t.w[0].warm = t.w[1].warm;
 		else if (!t.w[1].warm)
 			continue;
-		hist_try(hp, hc, &t, route, got);
+		hist_try(hp, hc, &t, rel, got);
 	}
 	t = *hc;
 	t.shape = HSHAPE_PAIR;
-	hist_try(hp, hc, &t, route, got);
+	hist_try(hp, hc, &t, rel, got);
+	if (rel == REL_LABEL_PATH)
+		return;
 	t = *hc;
-	t.onto = ONTO_PROFILE;
-	hist_try(hp, hc, &t, route, got);
+	t.w[0].onto = ONTO_PROFILE;
+	t.w[1].onto = ONTO_PROFILE;
+	hist_try(hp, hc, &t, rel, got);
 }
 
 /* Runs cases until the budget is spent; @fn runs one and says if it held. */
@@ -391,29 +490,29 @@ static void hist_loop(struct ctx *c, const char *rel, hist_case_fn *fn,
 
 struct hist_arg {
 	const struct hist_profs *hp;
-	bool route;
+	enum hist_rel rel;
 };
 
 static bool hist_case(struct ctx *c, u64 seed, int n, void *arg)
 {
 	struct __test_metadata *_metadata = c->metadata;
 	const struct hist_profs *hp = ((struct hist_arg *)arg)->hp;
-	bool route = ((struct hist_arg *)arg)->route;
+	enum hist_rel rel = ((struct hist_arg *)arg)->rel;
 	char w0[512], w1[512], o0[128], o1[128];
 	struct outcome got[2];
 	struct hist_case hc;
 	int ret;
 
-	hist_gen(&hc, seed, route);
-	ret = hist_differ(hp, &hc, route, got);
+	hist_gen(&hc, seed, rel);
+	ret = hist_differ(hp, &hc, rel, got);
 	ksft_print_msg("history %s case %d seed %#llx: %s\n",
-		       route ? "route" : "prior_use", n, seed,
+		       hist_rel_name[rel], n, seed,
 		       ret < 0 ? "not run" : ret ? "DIFFER" : "same");
 	EXPECT_LE(0, ret) TH_LOG("seed %#llx: cannot run: %s", seed,
 				 strerror(-ret));
 	if (ret != 1)
 		return true;
-	hist_shrink(hp, &hc, route, got);
+	hist_shrink(hp, &hc, rel, got);
 	hist_world_str(&hc, 0, w0, sizeof(w0));
 	hist_world_str(&hc, 1, w1, sizeof(w1));
 	EXPECT_TRUE(false) {
@@ -425,24 +524,29 @@ static bool hist_case(struct ctx *c, u64 seed, int n, void *arg)
 	return false;
 }
 
-static void check_hist(struct ctx *c, bool route)
+static void check_hist(struct ctx *c, enum hist_rel rel)
 {
 	struct hist_profs hp;
-	struct hist_arg arg = { &hp, route };
+	struct hist_arg arg = { &hp, rel };
 
 	if (!hist_names(c, &hp) || c->collect)
 		return;
-	hist_loop(c, route ? "route" : "prior_use", hist_case, &arg);
+	hist_loop(c, hist_rel_name[rel], hist_case, &arg);
 }
 
 static void check_hist_prior_use(struct ctx *c)
 {
-	check_hist(c, false);
+	check_hist(c, REL_PRIOR_USE);
 }
 
 static void check_hist_route(struct ctx *c)
 {
-	check_hist(c, true);
+	check_hist(c, REL_ROUTE);
+}
+
+static void check_hist_label_path(struct ctx *c)
+{
+	check_hist(c, REL_LABEL_PATH);
 }
 
 /* The peer's profile: unix_peer_tests.c's runs, with random versions. */
@@ -585,6 +689,11 @@ TEST_F_TIMEOUT(history, prior_use, HISTORY_TIMEOUT)
 TEST_F_TIMEOUT(history, route, HISTORY_TIMEOUT)
 {
 	run_hist(_metadata, variant->abi, check_hist_route);
+}
+
+TEST_F_TIMEOUT(history, label_path, HISTORY_TIMEOUT)
+{
+	run_hist(_metadata, variant->abi, check_hist_label_path);
 }
 
 TEST_F_TIMEOUT(history, peer_replaced, HISTORY_TIMEOUT)

@@ -47,6 +47,7 @@ LABELS=(unix_labels_tests.c audit_log.c audit_log.h unix_audit_tests.c
 	unix_profiles_tests.c)
 STACK=(unix_stack_tests.c)
 PEER=(unix_peer_tests.c)
+HISTORY=(unix_history_tests.c)
 FIXES=(unix_fixes_test.c unix_fixes_refs.c unix_fixes_race.c)
 VM=(vmtest.sh build_kernel.sh config.vm config.debug)
 # The benchmark as a reviewer reads it, each patch building on its own:
@@ -103,7 +104,7 @@ mkdir -p "$SRC" "$REPO/$ST"
 git -C "$TOP" archive HEAD | tar -x -C "$SRC"
 
 # Every committed file outside .ci/ must be in one patch.
-placed=" ${HELPERS[*]} ${MACHINERY[*]} ${RULES[*]} ${HANDOFF[*]} ${LABELS[*]} ${STACK[*]} ${PEER[*]} ${FIXES[*]} ${VM[*]} ${BENCH[*]} ${DOCS[*]} ${BUILD[*]} "
+placed=" ${HELPERS[*]} ${MACHINERY[*]} ${RULES[*]} ${HANDOFF[*]} ${LABELS[*]} ${STACK[*]} ${PEER[*]} ${HISTORY[*]} ${FIXES[*]} ${VM[*]} ${BENCH[*]} ${DOCS[*]} ${BUILD[*]} "
 while read -r f; do
 	[[ $placed == *" $f "* ]] || die "$f is in no patch: add it to a list"
 done < <(git -C "$TOP" ls-files | grep -v '^\.ci/')
@@ -187,6 +188,7 @@ commit "$MSGS/2-handoff.msg" "${HANDOFF[@]}"
 commit "$MSGS/3a-labels.msg" "${LABELS[@]}"
 commit "$MSGS/3b-stack.msg" "${STACK[@]}"
 commit "$MSGS/3c-peer.msg" "${PEER[@]}"
+commit "$MSGS/3d-history.msg" "${HISTORY[@]}"
 commit "$MSGS/4-fixes.msg" "${FIXES[@]}"
 commit "$MSGS/5-vm.msg" "${VM[@]}"
 commit "$MSGS/6a-verdict.msg" "${BENCH_VERDICT[@]}"
