@@ -629,24 +629,18 @@ static bool hist_peer_case(struct ctx *c, u64 seed, int n, void *arg)
 static void check_hist_peer(struct ctx *c)
 {
 	struct __test_metadata *_metadata = c->metadata;
-	struct hist_peer hpr = { .afd = -1 };
-	char why[160], err[4096];
-	int ret;
+	struct hist_peer hpr;
 
-	if (!peer_names(c, &hpr.pp) || c->collect)
-		return;
-	hpr.afd = audit_log_open(why, sizeof(why));
+	hpr.afd = peer_begin(c, &hpr.pp);
 	if (hpr.afd < 0)
-		SKIP(return, "%s", why);
-	ret = peer_compile(c, &hpr.pp, err, sizeof(err));
-	ASSERT_EQ(0, ret) TH_LOG("compiling R's versions: %s", err);
+		return;
 	hpr.sh = shared_alloc(sizeof(*hpr.sh));
-	ASSERT_NE(NULL, hpr.sh);
-	hist_loop(c, "peer_replaced", hist_peer_case, &hpr);
-	ret = aa_policy_replace(policy, hpr.pp.blob[PV_FULL]);
-	EXPECT_EQ(0, ret) TH_LOG("restoring R: %s", strerror(-ret));
-	shared_free(hpr.sh, sizeof(*hpr.sh));
-	close(hpr.afd);
+	EXPECT_NE(NULL, hpr.sh);
+	if (hpr.sh) {
+		hist_loop(c, "peer_replaced", hist_peer_case, &hpr);
+		shared_free(hpr.sh, sizeof(*hpr.sh));
+	}
+	peer_end(c, &hpr.pp, hpr.afd);
 }
 
 /* clang-format off */

@@ -555,27 +555,54 @@ static void peer_sub(struct ctx *c, const struct peer_profs *pp, int afd,
 	shared_free(sh, sizeof(*sh));
 }
 
-static void check_peer(struct ctx *c, enum peer_change change)
+/*
+ * R's and S's names, and for a run the audit log and R's versions
+ * compiled: the audit socket, or -1 when there is nothing to run
+ * (collect mode, a SKIP, a failure).
+ */
+static int peer_begin(struct ctx *c, struct peer_profs *pp)
 {
 	struct __test_metadata *_metadata = c->metadata;
-	struct peer_profs pp;
 	char why[160], err[4096];
-	size_t i;
 	int fd, ret;
 
-	if (!peer_names(c, &pp) || c->collect)
-		return;
+	if (!peer_names(c, pp) || c->collect)
+		return -1;
 	fd = audit_log_open(why, sizeof(why));
 	if (fd < 0)
-		SKIP(return, "%s", why);
-	ret = peer_compile(c, &pp, err, sizeof(err));
-	ASSERT_EQ(0, ret) TH_LOG("compiling R's versions: %s", err);
-	for (i = 0; i < ARRAY_SIZE(peer_rows); i++)
-		peer_sub(c, &pp, fd, change, &peer_rows[i]);
-	/* As loaded, for the tests after this one. */
-	ret = aa_policy_replace(policy, pp.blob[PV_FULL]);
+		SKIP(return -1, "%s", why);
+	ret = peer_compile(c, pp, err, sizeof(err));
+	EXPECT_EQ(0, ret) {
+		TH_LOG("compiling R's versions: %s", err);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* R as loaded, for the tests after this one. */
+static void peer_end(struct ctx *c, const struct peer_profs *pp, int fd)
+{
+	struct __test_metadata *_metadata = c->metadata;
+	int ret;
+
+	ret = aa_policy_replace(policy, pp->blob[PV_FULL]);
 	EXPECT_EQ(0, ret) TH_LOG("restoring R: %s", strerror(-ret));
 	close(fd);
+}
+
+static void check_peer(struct ctx *c, enum peer_change change)
+{
+	struct peer_profs pp;
+	size_t i;
+	int fd;
+
+	fd = peer_begin(c, &pp);
+	if (fd < 0)
+		return;
+	for (i = 0; i < ARRAY_SIZE(peer_rows); i++)
+		peer_sub(c, &pp, fd, change, &peer_rows[i]);
+	peer_end(c, &pp, fd);
 }
 
 static void check_peer_narrower(struct ctx *c)
