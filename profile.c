@@ -40,7 +40,7 @@ void prof_add(struct prof *p, const char *fmt, ...)
  * The harness kills timed-out tests, libapparmor reads the label from
  * /proc, pathname sockets live in the run directory.
  */
-static void base_rules(struct prof *p, const char *dir, const char *fperms)
+void prof_base(struct prof *p, const char *dir, const char *fperms)
 {
 	p->len = 0;
 	p->overflow = false;
@@ -52,7 +52,7 @@ static void base_rules(struct prof *p, const char *dir, const char *fperms)
 void prof_vrules(struct prof *p, const char *dir, const char *fmt,
 		 va_list ap)
 {
-	base_rules(p, dir, "rw");
+	prof_base(p, dir, "rw");
 	vadd(p, fmt, ap);
 }
 
@@ -75,10 +75,15 @@ void prof_all_perms_but_files(struct prof *p, const char *dir,
 			      const char *fperms, enum aa_abi abi,
 			      const char *drop)
 {
+	prof_base(p, dir, fperms);
+	prof_unix_rules_but(p, abi, drop);
+}
+
+void prof_unix_rules_but(struct prof *p, enum aa_abi abi, const char *drop)
+{
 	const char *sep = "";
 	size_t i;
 
-	base_rules(p, dir, fperms);
 	prof_add(p, "  %s (", abi == AA_ABI_NEW ? "unix" : "network");
 	for (i = 0; i < ARRAY_SIZE(prof_unix_perms); i++) {
 		if (drop && !strcmp(drop, prof_unix_perms[i]))

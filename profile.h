@@ -48,6 +48,15 @@ void prof_vrules(struct prof *p, const char *dir, const char *fmt,
 extern const char *const prof_unix_perms[];
 extern const size_t prof_unix_perms_count;
 
+/*
+ * The rules every profile starts with, @fperms on the run directory @dir
+ * (where pathname sockets are).
+ */
+void prof_base(struct prof *p, const char *dir, const char *fperms);
+
+/* A unix rule listing every permission but @drop (NULL: all), in @abi. */
+void prof_unix_rules_but(struct prof *p, enum aa_abi abi, const char *drop);
+
 /* Every unix permission but @drop (NULL: all) listed, in @abi's syntax. */
 void prof_all_perms_but(struct prof *p, const char *dir, enum aa_abi abi,
 			const char *drop);

@@ -81,6 +81,18 @@ const char *handoff_shape_name(enum handoff_shape shape)
 	return shape < HSHAPE_COUNT ? names[shape] : "?";
 }
 
+const char *handoff_peer_name(enum handoff_peer peer)
+{
+	static const char *const names[] = {
+		[HPEER_NONE] = "nothing",
+		[HPEER_USE] = "uses end 1",
+		[HPEER_CHANGE] = "changes profile",
+		[HPEER_REPLACE] = "has its profile replaced",
+	};
+
+	return peer < HPEER_COUNT ? names[peer] : "?";
+}
+
 /* End 0 is a listener: accept() is the one op it runs. */
 bool handoff_shape_listens(enum handoff_shape shape)
 {
@@ -582,11 +594,87 @@ int handoff_exec_main(int argc, char **argv)
 	return write(res, &out, sizeof(out)) == sizeof(out) ? 0 : 1;
 }
 
+/* The creator's event on the peer's end, end 1 (handoff.peer). */
+static int peer_event(struct run *r, int sv[2], int chan)
+{
+	const struct handoff *h = r->h;
+	enum handoff_op op;
+
+	switch (h->peer) {
+	case HPEER_USE:
+		if ((h->peer_warm & HANDOFF_WARM(HOP_WRITE)) &&
+		    send_msg(r, STEP_HANDOFF, sv[1], HOP_WRITE))
+			return -1;
+		for (op = HOP_FLOCK_SH; op <= HOP_FLOCK_EX; op++)
+			if ((h->peer_warm & HANDOFF_WARM(op)) &&
+			    lock_at(r, STEP_HANDOFF, sv[1], op))
+				return -1;
+		return 0;
+	case HPEER_CHANGE:
+		return confine(r->out, STEP_HANDOFF, h->peer_label, false,
+			       false);
+	case HPEER_REPLACE:
+		return await_replace(r, chan);
+	default:
+		return 0;
+	}
+}
+
+/*
+ * HANDOFF_FORK: the child puts the user's label on and uses end 0.  The
+ * creator's peer event comes after the fork in either order: before the
+ * child's label change, or for peer_after between it and the child's op;
+ * pipes order them, which AppArmor does not mediate.
+ */
+static int fork_user(struct run *r, struct run *user, int sv[2], int chan)
+{
+	bool peer = r->h->peer != HPEER_NONE, after = r->h->peer_after;
+	int go[2] = { -1, -1 }, done[2] = { -1, -1 };
+	bool ok;
+	char c = 0;
+	pid_t pid;
+
+	if (peer && (failed(r->out, STEP_HANDOFF, pipe2(go, O_CLOEXEC)) ||
+		     failed(r->out, STEP_HANDOFF, pipe2(done, O_CLOEXEC))))
+		return -1;
+	r->out->step = STEP_HANDOFF;
+	pid = fork();
+	if (failed(r->out, STEP_HANDOFF, pid))
+		return -1;
+	if (!pid) {
+		close(sv[1]);
+		ok = !(after && become_user(r->h, user->out, false));
+		if (peer) {
+			close(go[1]);
+			close(done[0]);
+			ok = ok && write(done[1], "u", 1) == 1 &&
+			     read(go[0], &c, 1) == 1 && c == 'g';
+		}
+		ok = ok && !(!after && become_user(r->h, user->out, false));
+		if (ok && !use(user, sv[0]))
+			user->out->step = STEP_DONE;
+		_exit(0);
+	}
+	close(sv[0]);
+	if (peer) {
+		close(done[1]);
+		close(go[0]);
+		/* The child stopped on its way: no event. */
+		if (read(done[0], &c, 1) == 1 && !peer_event(r, sv, chan) &&
+		    write(go[1], "g", 1) != 1)
+			failed(r->out, STEP_HANDOFF, -1);
+		close(go[1]);
+		close(done[0]);
+	}
+	reap(user->out, pid);
+	if (r->out->err || r->out->fault)
+		return -1;
+	return user->out->step == STEP_DONE && !user->out->fault ? 0 : -1;
+}
+
 /* Where the user's end goes after seeding; the creator keeps end 1. */
 static int hand_off(struct run *r, struct run *user, int sv[2], int chan)
 {
-	pid_t pid;
-
 	switch (r->h->how) {
 	case HANDOFF_CHANGE:
 		if (become_user(r->h, user->out, false) || use(user, sv[0]))
@@ -594,20 +682,7 @@ static int hand_off(struct run *r, struct run *user, int sv[2], int chan)
 		user->out->step = STEP_DONE;
 		return 0;
 	case HANDOFF_FORK:
-		r->out->step = STEP_HANDOFF;
-		pid = fork();
-		if (failed(r->out, STEP_HANDOFF, pid))
-			return -1;
-		if (!pid) {
-			close(sv[1]);
-			if (!become_user(r->h, user->out, false) &&
-			    !use(user, sv[0]))
-				user->out->step = STEP_DONE;
-			_exit(0);
-		}
-		close(sv[0]);
-		reap(user->out, pid);
-		return user->out->step == STEP_DONE && !user->out->fault ? 0 : -1;
+		return fork_user(r, user, sv, chan);
 	case HANDOFF_EXEC:
 		return exec_user(r, user, sv);
 	case HANDOFF_REPLACE:
@@ -737,7 +812,8 @@ int handoff_run(const struct handoff *h, struct outcome *out)
 	 * The channel is created unconfined: passing on it is not checked,
 	 * nor are the messages of a replacement.
 	 */
-	if ((h->how == HANDOFF_PASS || h->how == HANDOFF_REPLACE) &&
+	if ((h->how == HANDOFF_PASS || h->how == HANDOFF_REPLACE ||
+	     h->peer == HPEER_REPLACE) &&
 	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, chan)) {
 		ret = -errno;
 		goto out;
@@ -761,7 +837,8 @@ int handoff_run(const struct handoff *h, struct outcome *out)
 			break;
 		}
 	}
-	if (h->how == HANDOFF_REPLACE && pid[CREATOR] > 0) {
+	if ((h->how == HANDOFF_REPLACE || h->peer == HPEER_REPLACE) &&
+	    pid[CREATOR] > 0) {
 		ret = replace_for(h, chan[1]);
 		if (ret)
 			kill(pid[CREATOR], SIGKILL);

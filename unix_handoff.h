@@ -81,6 +81,18 @@ enum handoff_onto {
 	ONTO_COUNT,
 };
 
+/*
+ * HANDOFF_FORK: what the creator, who keeps end 1 (the peer's end),
+ * does around the user's label change.
+ */
+enum handoff_peer {
+	HPEER_NONE,
+	HPEER_USE,	/* handoff.peer_warm's ops, on end 1 */
+	HPEER_CHANGE,	/* change_profile to handoff.peer_label */
+	HPEER_REPLACE,	/* its profile replaced: handoff.replace */
+	HPEER_COUNT,
+};
+
 /* In handoff.warm: the creator does @op on end 0 before the hand-off. */
 #define HANDOFF_WARM(op) (1U << (op))
 
@@ -126,6 +138,15 @@ struct handoff {
 	 * does not, so the op is the first thing mediated after it.
 	 */
 	bool refresh;
+	/*
+	 * HANDOFF_FORK: the peer's event, before the child puts the user's
+	 * label on or (@peer_after) once it has, before the child's op.
+	 * @peer_warm: HANDOFF_WARM() of HOP_WRITE and the flock ops.
+	 */
+	enum handoff_peer peer;
+	bool peer_after;
+	unsigned int peer_warm;
+	const char *peer_label;
 };
 
 /*
@@ -137,6 +158,7 @@ int handoff_run(const struct handoff *h, struct outcome *out);
 const char *handoff_how_name(enum handoff_how how);
 const char *handoff_op_name(enum handoff_op op);
 const char *handoff_shape_name(enum handoff_shape shape);
+const char *handoff_peer_name(enum handoff_peer peer);
 bool handoff_shape_listens(enum handoff_shape shape);
 
 /*

@@ -20,11 +20,19 @@
  *   SCM_RIGHTS, or it is made there, under that label;
  * - label_path: the same stack A//&U put on by aa_stack_profile(), or by
  *   change_profile to "&U", or at an exec (aa_stack_onexec());
+ * - peer_side: the peer, A holding end 1, uses its end (write, flocks),
+ *   changes profile to U' or has A replaced by the same text, before the
+ *   task's label change or after it;
  * - peer_replaced: the peer's socket made before its profile was replaced
  *   by another version (or removed), or after (unix_peer_tests.c's runs).
  * The label is a random profile U of a pool, or A//&U (by a random way
- * of stacking but for the label path); the pair is a socketpair or has
- * ends on paths, of a random type; the operation is random.
+ * of stacking but for the label path).  U is drawn from a grammar: unix
+ * rules (all, all but send or receive, none, type=, peer=(label=A),
+ * addr=none; the OLD ABI's has other type= subsets for the last two)
+ * times file rules on the run directory (rwk, rw, r).  The pair is a
+ * socketpair, or has ends on paths, or one on a path and its peer on an
+ * abstract name, of a random type; the operation is a random file or
+ * socket operation.
  *
  * What the generator avoids, a sentence each:
  * - An unconfined creator: its sockets are delegated and never
@@ -39,7 +47,11 @@
  *   made under A.
  * - An end made there used first: its use would be under the task's
  *   label, not A's, so the end made under A is not used first either.
+ * - An end made there under a peer=(label=A) rule: its peer is then made
+ *   under U, not A, which the rule legitimately tells apart.
  * - A creator refused its own warm-up: A allows every unix operation.
+ * - The peer reading before the task's op: it would take what the task
+ *   reads, so the peer only writes and locks.
  * - The errno's step for a peer: a connected dgram socket sends where a
  *   new one connects first, so only the errno is compared.
  *
@@ -55,39 +67,105 @@
 
 typedef unsigned long long u64;
 
-/* Each test's default budget: the eight add under a minute under TCG. */
+/* Each test's default budget: the ten add under a minute under TCG. */
 #define HISTORY_SECONDS 5
 /* The harness's limit: AA_HISTORY_SECONDS is kept under it. */
 #define HISTORY_TIMEOUT 900
 
 /*
- * The profiles U the task's label is made of: its unix rules (every
- * operation, all but send, all but receive, none) and, as U_NO_LOCK
- * says, whether it may lock in the run directory, where ends on paths
- * are (file rule k), two choices of its own.
+ * The profiles U of the pool the task's label is made of: a choice of
+ * unix rules of the grammar both ABIs share (permission subsets, type=)
+ * or the NEW ABI's alone (peer=(label=), addr=), where the OLD ABI gets
+ * another type= subset instead, times a choice of file rules on the run
+ * directory, where ends on paths are and where the locks are taken.
  */
 enum hist_unix {
 	U_ALL,
 	U_NO_SEND,
 	U_NO_RECEIVE,
 	U_NO_UNIX,
+	U_TYPE,		/* stream and seqpacket */
+	U_PEER_A,	/* NEW: peer ops with A only; OLD: dgram only */
+	U_UNNAMED,	/* NEW: unnamed sockets only; OLD: no peer ops */
 	U_UNIX_COUNT,
 };
 
-#define U_NO_LOCK U_UNIX_COUNT
-#define U_COUNT (2 * U_UNIX_COUNT)
-
-static const char *const hist_unix_name[] = {
-	[U_ALL] = "every unix op", [U_NO_SEND] = "no send",
-	[U_NO_RECEIVE] = "no receive", [U_NO_UNIX] = "no unix rule",
+enum hist_file {
+	F_RWK,
+	F_RW,
+	F_R,
+	F_COUNT,
 };
 
-/* U's description, "no send, no k". */
-static const char *hist_user_name(unsigned int u, char *buf, size_t len)
+#define U_COUNT (U_UNIX_COUNT * F_COUNT)
+
+static enum hist_unix hist_unix_of(unsigned int u)
 {
-	snprintf(buf, len, "%s%s", hist_unix_name[u % U_UNIX_COUNT],
-		 u >= U_NO_LOCK ? ", no k" : "");
+	return u % U_UNIX_COUNT;
+}
+
+static enum hist_file hist_file_of(unsigned int u)
+{
+	return u / U_UNIX_COUNT;
+}
+
+static unsigned int hist_user(enum hist_unix un, enum hist_file f)
+{
+	return un + U_UNIX_COUNT * f;
+}
+
+static const char *const hist_unix_name[AA_ABI_COUNT][U_UNIX_COUNT] = {
+	[AA_ABI_OLD] = {
+		[U_ALL] = "network unix", [U_NO_SEND] = "all but send",
+		[U_NO_RECEIVE] = "all but receive",
+		[U_NO_UNIX] = "no unix rule",
+		[U_TYPE] = "stream and seqpacket", [U_PEER_A] = "dgram",
+		[U_UNNAMED] = "no peer ops",
+	},
+	[AA_ABI_NEW] = {
+		[U_ALL] = "every unix op", [U_NO_SEND] = "all but send",
+		[U_NO_RECEIVE] = "all but receive",
+		[U_NO_UNIX] = "no unix rule", [U_TYPE] = "stream and seqpacket",
+		[U_PEER_A] = "peer=(label=A)", [U_UNNAMED] = "addr=none",
+	},
+};
+
+static const char *const hist_file_perms[] = {
+	[F_RWK] = "rwk", [F_RW] = "rw", [F_R] = "r",
+};
+
+/* U's description: "all but send, rw". */
+static const char *hist_user_name(enum aa_abi abi, unsigned int u, char *buf,
+				  size_t len)
+{
+	snprintf(buf, len, "%s, %s", hist_unix_name[abi][hist_unix_of(u)],
+		 hist_file_perms[hist_file_of(u)]);
 	return buf;
+}
+
+/* U's unix rules in @abi; @a is A's name, for peer=(label=). */
+static void hist_unix_rules(struct prof *p, enum aa_abi abi,
+			    enum hist_unix un, const char *a)
+{
+	bool nw = abi == AA_ABI_NEW;
+	const char *const rule[U_UNIX_COUNT][2] = {
+		[U_TYPE] = { "  network unix stream,\n  network unix seqpacket,\n",
+			     "  unix type=stream,\n  unix type=seqpacket,\n" },
+		[U_PEER_A] = { "  network unix dgram,\n", NULL },
+		[U_UNNAMED] = {
+			"  network (create, getattr, setattr, getopt, setopt, shutdown) unix,\n",
+			"  unix addr=none,\n" },
+	};
+
+	if (un == U_PEER_A && nw)
+		prof_add(p, "%s  unix (connect, send, receive) peer=(label=%s),\n",
+			 PEER_LOCAL_RULES, a);
+	else if (un == U_ALL)
+		prof_add(p, "  %s\n", prof_allow_unix(abi));
+	else if (un == U_NO_SEND || un == U_NO_RECEIVE)
+		prof_unix_rules_but(p, abi, un == U_NO_SEND ? "send" : "receive");
+	else if (un != U_NO_UNIX)
+		prof_add(p, "%s", rule[un][nw]);
 }
 
 /*
@@ -103,6 +181,8 @@ struct hist_world {
 	 * change_profile to that label changes nothing.
 	 */
 	bool made_there;
+	/* The peer's event comes after the task's label change. */
+	bool peer_after;
 };
 
 /* The relations of handoff pairs: what their two worlds differ in. */
@@ -110,12 +190,14 @@ enum hist_rel {
 	REL_PRIOR_USE,
 	REL_ROUTE,
 	REL_LABEL_PATH,
+	REL_PEER_SIDE,
 };
 
 static const char *const hist_rel_name[] = {
 	[REL_PRIOR_USE] = "prior_use",
 	[REL_ROUTE] = "route",
 	[REL_LABEL_PATH] = "label_path",
+	[REL_PEER_SIDE] = "peer_side",
 };
 
 struct hist_case {
@@ -124,6 +206,10 @@ struct hist_case {
 	int type;
 	enum handoff_op op;
 	unsigned int user;	/* < U_COUNT */
+	/* The peer's event, the same in both worlds but for its time. */
+	enum handoff_peer peer;
+	unsigned int peer_warm;
+	unsigned int peer_user;	/* HPEER_CHANGE: to this U */
 	struct hist_world w[2];
 };
 
@@ -138,11 +224,12 @@ static const unsigned int hist_warm_ops[] = {
  * peer_replaced's).
  */
 static const enum handoff_op hist_ops[] = {
-	HOP_WRITE, HOP_READ, HOP_FLOCK_SH, HOP_FLOCK_EX,
+	HOP_WRITE, HOP_READ, HOP_FLOCK_SH, HOP_FLOCK_EX, HOP_SENDMSG,
+	HOP_RECVMSG,
 };
 
 static const enum handoff_shape hist_shapes[] = {
-	HSHAPE_PAIR, HSHAPE_BOUND, HSHAPE_TO_BOUND,
+	HSHAPE_PAIR, HSHAPE_BOUND, HSHAPE_TO_BOUND, HSHAPE_FROM_BOUND,
 };
 
 static const int hist_types[] = { SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET };
@@ -235,8 +322,12 @@ static void hist_gen(struct hist_case *hc, u64 seed, enum hist_rel rel)
 		hc->w[0].warm = warm;
 		hc->w[1] = hc->w[0];
 		hc->w[0].how = HANDOFF_CHANGE;
-		/* Made there half the time, else moved by a random route. */
-		if (hist_pick(&s, 2)) {
+		/*
+		 * Made there half the time, else moved by a random route;
+		 * never made there for a peer=() rule, which would then name
+		 * another peer.
+		 */
+		if (hist_pick(&s, 2) || hist_unix_of(hc->user) == U_PEER_A) {
 			hc->w[1].how = moved[hist_pick(&s, ARRAY_SIZE(moved))];
 			break;
 		}
@@ -251,6 +342,20 @@ static void hist_gen(struct hist_case *hc, u64 seed, enum hist_rel rel)
 		hc->w[1] = hist_stack_ways[1 + hist_pick(&s, 2)];
 		hc->w[0].warm = warm;
 		hc->w[1].warm = warm;
+		break;
+	case REL_PEER_SIDE:
+		hc->w[0].how = HANDOFF_FORK;
+		hc->w[0].onto = hist_pick(&s, ONTO_COUNT);
+		hc->w[0].warm = warm;
+		hc->w[1] = hc->w[0];
+		hc->w[1].peer_after = true;
+		hc->peer = HPEER_USE + hist_pick(&s, HPEER_COUNT - HPEER_USE);
+		hc->peer_user = hist_pick(&s, U_COUNT);
+		for (i = 0; i < ARRAY_SIZE(hist_warm_ops); i++)
+			if (hist_warm_ops[i] != HANDOFF_WARM(HOP_READ) &&
+			    hist_pick(&s, 2))
+				hc->peer_warm |= hist_warm_ops[i];
+		hc->peer_warm = hc->peer_warm ?: HANDOFF_WARM(HOP_WRITE);
 		break;
 	}
 }
@@ -275,14 +380,35 @@ static void hist_warm_str(unsigned int warm, char *buf, size_t len)
 		snprintf(buf, len, "nothing");
 }
 
-/* A world's events, in the order they happen. */
-static void hist_world_str(const struct hist_case *hc, int w, char *buf,
-			   size_t len)
+/* The peer's event: "A does write on end 1". */
+static void hist_peer_str(const struct hist_case *hc, enum aa_abi abi,
+			  char *buf, size_t len)
 {
-	char warm[64], user[64];
+	char what[64];
+
+	if (hc->peer == HPEER_USE) {
+		hist_warm_str(hc->peer_warm, what, sizeof(what));
+		snprintf(buf, len, "; A does %s on end 1", what);
+	} else if (hc->peer == HPEER_CHANGE) {
+		snprintf(buf, len, "; A, holding end 1, changes profile to U' %s",
+			 hist_user_name(abi, hc->peer_user, what, sizeof(what)));
+	} else if (hc->peer == HPEER_REPLACE) {
+		snprintf(buf, len, "; A's profile is replaced by the same text");
+	} else {
+		buf[0] = '\0';
+	}
+}
+
+/* A world's events, in the order they happen. */
+static void hist_world_str(const struct hist_case *hc, enum aa_abi abi,
+			   int w, char *buf, size_t len)
+{
+	char warm[64], user[64], peer[128];
+	bool after = hc->w[w].peer_after;
 
 	hist_warm_str(hc->w[w].warm, warm, sizeof(warm));
-	hist_user_name(hc->user, user, sizeof(user));
+	hist_user_name(abi, hc->user, user, sizeof(user));
+	hist_peer_str(hc, abi, peer, sizeof(peer));
 	if (hc->w[w].made_there) {
 		snprintf(buf, len, "the task, under %s, U %s, makes a %s %s; %s on end 0",
 			 hist_onto_name(hc->w[w].onto), user, type_name(hc->type),
@@ -291,49 +417,49 @@ static void hist_world_str(const struct hist_case *hc, int w, char *buf,
 		return;
 	}
 	snprintf(buf, len,
-		 "A makes a %s %s; A does %s on end 0; %s; by %s, U %s; %s on end 0",
+		 "A makes a %s %s; A does %s on end 0%s; %s; by %s, U %s%s; %s on end 0",
 		 type_name(hc->type), handoff_shape_name(hc->shape), warm,
-		 handoff_how_name(hc->w[w].how), hist_onto_name(hc->w[w].onto),
-		 user, handoff_op_name(hc->op));
+		 after ? "" : peer, handoff_how_name(hc->w[w].how),
+		 hist_onto_name(hc->w[w].onto), user, after ? peer : "",
+		 handoff_op_name(hc->op));
 }
 
 struct hist_profs {
 	const char *a;
+	/* A's text compiled, for its replacement by the same text. */
+	char a_blob[NAME_MAX_LEN + 16];
 	const char *u[U_COUNT];
 	char stack[U_COUNT][2 * NAME_MAX_LEN + 4];
 };
 
-/* A, the pool and each A//&U, registered in collect mode. */
+/*
+ * A, the pool and each A//&U, registered in collect mode; and else A
+ * compiled for its replacement.
+ */
 static bool hist_names(struct ctx *c, struct hist_profs *hp)
 {
 	const char *abi = c->v->abi == AA_ABI_NEW ? "new" : "old";
 	const char *dir = aa_policy_dir(policy);
-	char aname[32], uname[U_COUNT][32];
+	char aname[32], uname[U_COUNT][32], a_full[NAME_MAX_LEN], err[256];
 	struct prof a = { .name = aname }, u[U_COUNT];
-	int i;
+	unsigned int i;
+	int ret;
 
 	/* A changes profile, and maps and runs this program in an exec. */
 	snprintf(aname, sizeof(aname), "hist_a_%s", abi);
+	run_name(a_full, sizeof(a_full), aname);
 	lacking(&a, c->v->abi, NULL);
 	prof_add(&a, "  /proc/*/attr/{apparmor/,}current w,\n  change_profile,\n");
 	prof_add(&a, "  /** rmix,\n  %s/* k,\n", dir);
 	hp->a = registered(c, &a);
 	for (i = 0; i < U_COUNT; i++) {
-		snprintf(uname[i], sizeof(uname[i]), "hist_u_%d_%s", i, abi);
+		snprintf(uname[i], sizeof(uname[i]), "hist_u_%u_%s", i, abi);
 		u[i] = (struct prof){ .name = uname[i] };
-		if (i % U_UNIX_COUNT == U_NO_UNIX)
-			rules(&u[i], "%s", "");
-		else if (i % U_UNIX_COUNT == U_ALL)
-			lacking(&u[i], c->v->abi, NULL);
-		else
-			all_perms_but(&u[i], c->v->abi,
-				      i % U_UNIX_COUNT == U_NO_SEND ?
-				      "send" : "receive");
+		prof_base(&u[i], dir, hist_file_perms[hist_file_of(i)]);
+		hist_unix_rules(&u[i], c->v->abi, hist_unix_of(i), a_full);
 		/* A change to the label the task has already changes nothing. */
 		prof_add(&u[i], "  /** rm,\n  change_profile,\n");
 		prof_add(&u[i], "  /proc/*/attr/{apparmor/,}current w,\n");
-		if (i < U_NO_LOCK)
-			prof_add(&u[i], "  %s/* k,\n", dir);
 		hp->u[i] = registered(c, &u[i]);
 		if (!stack_of(c, &a, &u[i], hp->stack[i], sizeof(hp->stack[i])))
 			hp->u[i] = NULL;
@@ -343,7 +469,22 @@ static bool hist_names(struct ctx *c, struct hist_profs *hp)
 			hp->a = NULL;
 	if (c->collect && !hp->a)
 		ksft_exit_fail_msg("cannot register more profiles\n");
-	return hp->a;
+	if (c->collect || !hp->a)
+		return hp->a;
+	snprintf(hp->a_blob, sizeof(hp->a_blob), "%s.bin", aname);
+	ret = aa_policy_compile(policy, env.parser, c->v->abi, hp->a, a.text,
+				hp->a_blob, err, sizeof(err));
+	if (ret)
+		ksft_print_msg("history: cannot compile A: %s\n", err);
+	return !ret;
+}
+
+/* HPEER_REPLACE: A replaced by the same text. */
+static int hist_replace_a(void *arg)
+{
+	const struct hist_profs *hp = arg;
+
+	return aa_policy_replace(policy, hp->a_blob);
 }
 
 /* Runs world @w of @hc; 0 with @out filled, or -errno. */
@@ -365,6 +506,12 @@ static int hist_run(const struct hist_profs *hp, const struct hist_case *hc,
 			 hp->stack[hc->user],
 		.op = hc->op,
 		.warm = hc->w[w].warm,
+		.peer = hc->peer,
+		.peer_after = hc->w[w].peer_after,
+		.peer_warm = hc->peer_warm,
+		.peer_label = hp->u[hc->peer_user],
+		.replace = hist_replace_a,
+		.arg = (void *)hp,
 	};
 	int i, ret;
 
@@ -374,6 +521,9 @@ static int hist_run(const struct hist_profs *hp, const struct hist_case *hc,
 			 aa_policy_dir(policy), names[i]);
 		unlink(path[i]);
 	}
+	/* The peer's end on an abstract name. */
+	if (hc->shape == HSHAPE_FROM_BOUND)
+		h.path[1] = names[1];
 	ret = handoff_run(&h, out);
 	for (i = 0; i < 2; i++)
 		unlink(path[i]);
@@ -428,8 +578,9 @@ static void hist_try(const struct hist_profs *hp, struct hist_case *hc,
 /*
  * The smallest pair that still differs, one change at a time: each
  * operation of the warm-up dropped (of world 2's for prior use, of both
- * otherwise), then a socketpair, then (but for the label path) a plain
- * change_profile.
+ * otherwise), and of the peer's use; a socketpair; (but for the label
+ * path) a plain change_profile; then U's unix rules and its file rules,
+ * and the peer's U', each the pool's first choice.
  */
 static void hist_shrink(const struct hist_profs *hp, struct hist_case *hc,
 			enum hist_rel rel, struct outcome got[2])
@@ -446,15 +597,32 @@ static void hist_shrink(const struct hist_profs *hp, struct hist_case *hc,
 			continue;
 		hist_try(hp, hc, &t, rel, got);
 	}
+	for (i = 0; i < ARRAY_SIZE(hist_warm_ops); i++) {
+		t = *hc;
+		t.peer_warm &= ~hist_warm_ops[i];
+		if (t.peer == HPEER_USE && t.peer_warm)
+			hist_try(hp, hc, &t, rel, got);
+	}
 	t = *hc;
 	t.shape = HSHAPE_PAIR;
 	hist_try(hp, hc, &t, rel, got);
-	if (rel == REL_LABEL_PATH)
-		return;
+	if (rel != REL_LABEL_PATH) {
+		t = *hc;
+		t.w[0].onto = ONTO_PROFILE;
+		t.w[1].onto = ONTO_PROFILE;
+		hist_try(hp, hc, &t, rel, got);
+	}
 	t = *hc;
-	t.w[0].onto = ONTO_PROFILE;
-	t.w[1].onto = ONTO_PROFILE;
+	t.user = hist_user(U_ALL, hist_file_of(t.user));
+	/* A made-there end is never paired with a peer=() rule: no need. */
 	hist_try(hp, hc, &t, rel, got);
+	t = *hc;
+	t.user = hist_user(hist_unix_of(t.user), F_RWK);
+	hist_try(hp, hc, &t, rel, got);
+	t = *hc;
+	t.peer_user = 0;
+	if (t.peer == HPEER_CHANGE)
+		hist_try(hp, hc, &t, rel, got);
 }
 
 /* Runs cases until the budget is spent; @fn runs one and says if it held. */
@@ -513,8 +681,8 @@ static bool hist_case(struct ctx *c, u64 seed, int n, void *arg)
 	if (ret != 1)
 		return true;
 	hist_shrink(hp, &hc, rel, got);
-	hist_world_str(&hc, 0, w0, sizeof(w0));
-	hist_world_str(&hc, 1, w1, sizeof(w1));
+	hist_world_str(&hc, c->v->abi, 0, w0, sizeof(w0));
+	hist_world_str(&hc, c->v->abi, 1, w1, sizeof(w1));
 	EXPECT_TRUE(false) {
 		TH_LOG("seed %#llx (%s ABI), shrunk: world 1: %s: %s; world 2: %s: %s",
 		       seed, c->v->abi == AA_ABI_NEW ? "NEW" : "OLD", w0,
@@ -547,6 +715,11 @@ static void check_hist_route(struct ctx *c)
 static void check_hist_label_path(struct ctx *c)
 {
 	check_hist(c, REL_LABEL_PATH);
+}
+
+static void check_hist_peer_side(struct ctx *c)
+{
+	check_hist(c, REL_PEER_SIDE);
 }
 
 /* The peer's profile: unix_peer_tests.c's runs, with random versions. */
@@ -688,6 +861,11 @@ TEST_F_TIMEOUT(history, route, HISTORY_TIMEOUT)
 TEST_F_TIMEOUT(history, label_path, HISTORY_TIMEOUT)
 {
 	run_hist(_metadata, variant->abi, check_hist_label_path);
+}
+
+TEST_F_TIMEOUT(history, peer_side, HISTORY_TIMEOUT)
+{
+	run_hist(_metadata, variant->abi, check_hist_peer_side);
 }
 
 TEST_F_TIMEOUT(history, peer_replaced, HISTORY_TIMEOUT)
