@@ -333,34 +333,6 @@ static void require(struct __test_metadata *_metadata, enum aa_abi abi,
 	}
 }
 
-/*
- * The harness maps each TEST_F() a shared page of its own, and
- * every process a test starts, about 20 of them, would copy and tear down
- * them all: in one program that cost 6% of the collection's time under
- * TCG (five programs with as many extra pages took as long).  The test's
- * process, forked for it by the harness, needs only its own: it unmaps
- * its copies of the others (tinyconfig has no madvise(MADV_DONTFORK)).
- * TEST()s are in the program's data.
- */
-static void unmap_other_tests(struct __test_metadata *self)
-{
-	/* Once: the list runs through the pages it unmaps. */
-	static bool done;
-	struct __fixture_metadata *f;
-	struct __test_metadata *t, *next;
-
-	for (f = __fixture_list; f && !done; f = f->next) {
-		if (f == &_fixture_global)
-			continue;
-		for (t = f->tests; t; t = next) {
-			next = t->next;
-			if (t != self)
-				munmap(t, sizeof(*t));
-		}
-	}
-	done = true;
-}
-
 /* Runs the check @fn on @v, unconfined if !@confined, and counts on it. */
 static void __maybe_unused run_variant(struct __test_metadata *_metadata,
 				       const struct variant *v, bool confined,
@@ -373,7 +345,6 @@ static void __maybe_unused run_variant(struct __test_metadata *_metadata,
 	require(_metadata, v->abi, confined);
 	if (_metadata->exit_code == KSFT_SKIP)
 		return;
-	unmap_other_tests(_metadata);
 	/*
 	 * A debug kernel's report is a FAIL of the test it came from, even
 	 * where every outcome was the expected one.
