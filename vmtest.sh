@@ -91,7 +91,8 @@ timed out, 125 if it could not be built or booted (git bisect run: skip).
   -h            this help
 
 KVM is used when /dev/kvm works (the guest must boot within ${KVM_BOOT_TIMEOUT}s and
-not stop KVM), else TCG; VMTEST_ACCEL=kvm or tcg forces one.  What apt,
+not stop KVM), else TCG, until the host reboots (the cache's kvm-failed.*
+file says why); VMTEST_ACCEL=kvm or tcg forces one.  What apt,
 dpkg, debootstrap and make print on stdout goes to the run's setup.log.
 EOF
 	exit "${1:-0}"
@@ -537,8 +538,15 @@ console_tail()
 # output to stdout; return the guest command's exit status.
 run_guest()
 {
-	local accel=tcg end rc tails=()
+	local accel=tcg end rc tails=() failed
 
+	# A KVM that could not run a guest is not tried again before the
+	# host reboots: a try costs up to KVM_BOOT_TIMEOUT seconds a guest.
+	failed=$CACHE/kvm-failed.$(cat /proc/sys/kernel/random/boot_id)
+	if [[ $ACCEL == auto && -e $failed ]]; then
+		log "KVM: failed on this host before ($failed); using TCG"
+		ACCEL=tcg
+	fi
 	[[ -w /dev/kvm ]] || ACCEL=${ACCEL/auto/tcg}
 	[[ $ICOUNT -eq 1 ]] && ACCEL=tcg
 	if [[ $ACCEL != tcg ]]; then
@@ -546,6 +554,7 @@ run_guest()
 		start_qemu kvm
 		if ! wait_boot "$KVM_BOOT_TIMEOUT" && [[ $ACCEL == auto ]]; then
 			log "KVM: $BOOT_FAIL; using TCG"
+			echo "$KERNEL: $BOOT_FAIL" >"$failed"
 			stop_qemu
 			mv "$RUN/qemu.log" "$RUN/qemu-kvm.log"
 			accel=tcg
