@@ -47,8 +47,9 @@
  *   made under A.
  * - An end made there used first: its use would be under the task's
  *   label, not A's, so the end made under A is not used first either.
- * - An end made there under a peer=(label=A) rule: its peer is then made
- *   under U, not A, which the rule legitimately tells apart.
+ * - An end made there under rules that refuse its peer something: the
+ *   peer is then made under U too, not A, so a peer=(label=A) rule or a
+ *   send that asks the peer's receive legitimately tells them apart.
  * - A creator refused its own warm-up: A allows every unix operation.
  * - The peer reading before the task's op: it would take what the task
  *   reads, so the peer only writes and locks.
@@ -324,10 +325,11 @@ static void hist_gen(struct hist_case *hc, u64 seed, enum hist_rel rel)
 		hc->w[0].how = HANDOFF_CHANGE;
 		/*
 		 * Made there half the time, else moved by a random route;
-		 * never made there for a peer=() rule, which would then name
-		 * another peer.
+		 * never made there under rules that refuse the peer, then
+		 * made under U too, what A's peer was granted.
 		 */
-		if (hist_pick(&s, 2) || hist_unix_of(hc->user) == U_PEER_A) {
+		if (hist_pick(&s, 2) || hist_unix_of(hc->user) == U_PEER_A ||
+		    hist_unix_of(hc->user) == U_NO_RECEIVE) {
 			hc->w[1].how = moved[hist_pick(&s, ARRAY_SIZE(moved))];
 			break;
 		}
@@ -614,7 +616,6 @@ static void hist_shrink(const struct hist_profs *hp, struct hist_case *hc,
 	}
 	t = *hc;
 	t.user = hist_user(U_ALL, hist_file_of(t.user));
-	/* A made-there end is never paired with a peer=() rule: no need. */
 	hist_try(hp, hc, &t, rel, got);
 	t = *hc;
 	t.user = hist_user(hist_unix_of(t.user), F_RWK);
