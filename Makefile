@@ -65,8 +65,7 @@ $(OUTPUT)/unix_fixes_test: unix_fixes_test.c $(UNIX_SRCS)
 PERF_SRCS := perf_stats.c perf_verdict.c perf_parse.c perf_baseline.c \
 	perf_check.c
 # af_unix_send_perf's own files; af_unix_send_perf.c says which does what.
-SEND_SRCS := send_opts.c send_series.c send_baseline.c send_confined.c \
-	send_workload.c perf_env.c perf_json.c
+SEND_SRCS := send_opts.c send_workload.c perf_env.c perf_json.c
 
 $(OUTPUT)/af_unix_send_perf: af_unix_send_perf.c $(SEND_SRCS) $(PERF_SRCS) \
 	common.c policy.c
