@@ -50,7 +50,7 @@ TEST_GEN_PROGS += af_unix_send_perf
 TEST_GEN_PROGS += unix_fixes_test
 TEST_GEN_PROGS_EXTENDED += perf_verdict_test
 TEST_GEN_PROGS_EXTENDED += perf_baseline_test
-TEST_PROGS_EXTENDED += run_perf.sh aba_report.sh perf_report.py
+TEST_PROGS_EXTENDED += run_perf.sh
 
 include ../lib.mk
 

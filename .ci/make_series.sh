@@ -62,7 +62,7 @@ BENCH_BASELINE=(perf_parse.c perf_parse.h perf_baseline.c
 BENCH_PROGRAM=(af_unix_send_perf.c send_opts.h send_opts.c
 	send_workload.c send_workload.h
 	perf_json.c perf_json.h)
-BENCH_SCRIPTS=(run_perf.sh aba_report.sh perf_report.py)
+BENCH_SCRIPTS=(run_perf.sh)
 BENCH=("${BENCH_VERDICT[@]}" "${BENCH_BASELINE[@]}" "${BENCH_PROGRAM[@]}"
 	"${BENCH_SCRIPTS[@]}")
 DOCS=(README)
