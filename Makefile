@@ -50,7 +50,7 @@ TEST_GEN_PROGS += af_unix_send_perf
 TEST_GEN_PROGS += unix_fixes_test
 TEST_GEN_PROGS_EXTENDED += perf_verdict_test
 TEST_GEN_PROGS_EXTENDED += perf_baseline_test
-TEST_PROGS_EXTENDED += run_perf.sh aba_report.sh perf_report.py
+TEST_PROGS_EXTENDED += run_perf.sh
 
 include ../lib.mk
 
@@ -65,8 +65,7 @@ $(OUTPUT)/unix_fixes_test: unix_fixes_test.c $(UNIX_SRCS)
 PERF_SRCS := perf_stats.c perf_verdict.c perf_parse.c perf_baseline.c \
 	perf_check.c
 # af_unix_send_perf's own files; af_unix_send_perf.c says which does what.
-SEND_SRCS := send_opts.c send_series.c send_baseline.c send_confined.c \
-	send_workload.c perf_env.c perf_json.c
+SEND_SRCS := send_opts.c send_workload.c perf_env.c perf_json.c
 
 $(OUTPUT)/af_unix_send_perf: af_unix_send_perf.c $(SEND_SRCS) $(PERF_SRCS) \
 	common.c policy.c

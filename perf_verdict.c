@@ -51,15 +51,3 @@ bool perf_more(bool done, size_t n, double elapsed_s,
 	return !done && n < b->max_rounds && n < PERF_MAX_ROUNDS &&
 		elapsed_s < b->seconds;
 }
-
-const char *perf_verdict_name(enum perf_verdict v)
-{
-	switch (v) {
-	case PERF_PASS:
-		return "pass";
-	case PERF_FAIL:
-		return "fail";
-	default:
-		return "undecided";
-	}
-}

@@ -91,6 +91,5 @@ double perf_mde(double tol, size_t runs, double spread, double half);
 /* Whether to measure another round when @done is false and n rounds ran. */
 bool perf_more(bool done, size_t n, double elapsed_s,
 	       const struct perf_budget *b);
-const char *perf_verdict_name(enum perf_verdict v);
 
 #endif /* _SELFTESTS_APPARMOR_PERF_VERDICT_H */

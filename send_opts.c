@@ -15,7 +15,7 @@
 #include "perf_baseline.h"
 #include "perf_parse.h"
 #include "perf_verdict.h"
-#include "send_perf.h"
+#include "send_opts.h"
 
 /* send(), a syscall per message, is opt-in to keep the default run short */
 #define WL_DEFAULT	((1U << WL_SENDMMSG) | (1U << WL_IOURING))

@@ -347,28 +347,3 @@ int wl_round(struct sock_ctx *c, unsigned int msgs, struct wl_count *cnt,
 	*ns_per_msg = total / msgs;
 	return 0;
 }
-
-void wl_fill_msg(void *buf, unsigned int size, unsigned long long tag)
-{
-	unsigned char *p = buf;
-	unsigned int j;
-
-	memcpy(p, &tag, sizeof(tag));
-	for (j = sizeof(tag); j < size; j++)
-		p[j] = pattern(tag, j);
-}
-
-bool wl_check_msg(const void *buf, size_t len, unsigned int size,
-		  unsigned long long *tag)
-{
-	const unsigned char *p = buf;
-	unsigned int j;
-
-	if (len != size || size < sizeof(*tag))
-		return false;
-	memcpy(tag, p, sizeof(*tag));
-	for (j = sizeof(*tag); j < size; j++)
-		if (p[j] != pattern(*tag, j))
-			return false;
-	return true;
-}

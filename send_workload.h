@@ -69,13 +69,4 @@ void wl_free(struct sock_ctx *c);
 int wl_round(struct sock_ctx *c, unsigned int msgs, struct wl_count *cnt,
 	     double *ns_per_msg, char *reason, size_t rlen);
 
-/*
- * One message of @size bytes in the format the rounds use: @tag (their
- * sequence number, 8 bytes), then a pattern derived from it.
- */
-void wl_fill_msg(void *buf, unsigned int size, unsigned long long tag);
-/* Whether @len bytes at @buf are such a message of @size; its tag to @tag. */
-bool wl_check_msg(const void *buf, size_t len, unsigned int size,
-		  unsigned long long *tag);
-
 #endif /* _SELFTESTS_APPARMOR_SEND_WORKLOAD_H */

@@ -59,10 +59,10 @@ BENCH_VERDICT=(perf_stats.c perf_stats.h perf_verdict.c perf_verdict.h
 	perf_check.c perf_check.h perf_baseline.h perf_verdict_test.c)
 BENCH_BASELINE=(perf_parse.c perf_parse.h perf_baseline.c
 	perf_baseline_test.c perf_env.c perf_env.h)
-BENCH_PROGRAM=(af_unix_send_perf.c send_perf.h send_opts.c send_series.c
-	send_baseline.c send_confined.c send_workload.c send_workload.h
+BENCH_PROGRAM=(af_unix_send_perf.c send_opts.h send_opts.c
+	send_workload.c send_workload.h
 	perf_json.c perf_json.h)
-BENCH_SCRIPTS=(run_perf.sh aba_report.sh perf_report.py)
+BENCH_SCRIPTS=(run_perf.sh)
 BENCH=("${BENCH_VERDICT[@]}" "${BENCH_BASELINE[@]}" "${BENCH_PROGRAM[@]}"
 	"${BENCH_SCRIPTS[@]}")
 DOCS=(README)
