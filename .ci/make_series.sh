@@ -15,9 +15,13 @@
 #      the program, the maintainer's scripts;
 #   7. the README;
 #
-# plus a cover letter (.ci/series/cover.txt).  .ci/ stays out.  Every
-# commit is signed off by the sender's own git identity (user.name and
-# user.email), read when the series is made.
+# each kernel fix of .ci/fixes (git am, signed off by the sender too)
+# just before the first test that FAILs without it: 0003 before the label
+# tests, 0001 before the stack tests, 0004 before the random lane, 0002
+# before the regression tests; no tree holds a test without its fix.  A
+# cover letter (.ci/series/cover.txt) says which tree takes what.  .ci/
+# stays out.  Every commit is signed off by the sender's own git identity
+# (user.name and user.email), read when the series is made.
 #
 # Usage: .ci/make_series.sh [-o OUTDIR] KERNEL_TREE
 #
@@ -116,6 +120,12 @@ g()
 
 cp "$K/MAINTAINERS" "$REPO/"
 cp "$K/$ST/Makefile" "$REPO/$ST/"
+# The kernel files the fixes change, as the tree has them.
+FIXES_DIR=$TOP/.ci/fixes
+while read -r f; do
+	mkdir -p "$REPO/$(dirname "$f")"
+	cp "$K/$f" "$REPO/$f"
+done < <(sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$FIXES_DIR"/*.patch | sort -u)
 g init -q
 g add -A
 g commit -q -m "base: $(make -s -C "$K" kernelversion 2>/dev/null || echo tree)"
@@ -174,6 +184,13 @@ commit()
 	g commit -q -s -F "$msg"
 }
 
+# fix N: the kernel fix .ci/fixes/N-*.patch, as its author wrote it.
+fix()
+{
+	g am -q -s "$FIXES_DIR/$1"-*.patch ||
+		die "$(basename "$FIXES_DIR/$1"-*.patch) does not apply to $K"
+}
+
 # 1: the helpers, wired into the selftests and MAINTAINERS.
 awk '!done && /^TARGETS \+= / && $3 > "apparmor" {
 	print "TARGETS += apparmor"; done = 1 } { print }' \
@@ -185,10 +202,14 @@ commit "$MSGS/1a-helpers.msg" "${HELPERS[@]}"
 commit "$MSGS/1b-machinery.msg" "${MACHINERY[@]}"
 commit "$MSGS/1c-rules.msg" "${RULES[@]}"
 commit "$MSGS/2-handoff.msg" "${HANDOFF[@]}"
+fix 0003
 commit "$MSGS/3a-labels.msg" "${LABELS[@]}"
+fix 0001
 commit "$MSGS/3b-stack.msg" "${STACK[@]}"
 commit "$MSGS/3c-peer.msg" "${PEER[@]}"
+fix 0004
 commit "$MSGS/3d-history.msg" "${HISTORY[@]}"
+fix 0002
 commit "$MSGS/4-fixes.msg" "${FIXES[@]}"
 commit "$MSGS/5-vm.msg" "${VM[@]}"
 commit "$MSGS/6a-verdict.msg" "${BENCH_VERDICT[@]}"

@@ -31,7 +31,7 @@ OUT=$(realpath -m "$1")
 shift
 ST=tools/testing/selftests
 # One patch per message, and the programs the series installs.
-MSGS=(.ci/series/[0-9]*.msg)
+MSGS=(.ci/series/[0-9]*.msg .ci/fixes/[0-9]*.patch)
 PROGS=(aa_unix_mediation unix_fixes_test)
 
 # The series is signed off by whoever runs this; a CI machine without a
@@ -106,25 +106,30 @@ for tree in "$@"; do
 	mkdir -p "$OUT/$ver"
 	bash .ci/make_series.sh -o "$series" "$repo" >/dev/null
 	files=("$series"/*.patch)
-	check "$ver: a patch per message, ${#MSGS[@]}, and a cover letter (${#files[@]} files)" \
+	# The patches, in order, without the cover letter.
+	pats=()
+	for p in "$series"/[0-9][0-9][0-9][0-9]-*.patch; do
+		[[ $p == */0000-cover-letter.patch ]] || pats+=("$p")
+	done
+	check "$ver: a patch per message and kernel fix, ${#MSGS[@]}, and a cover letter (${#files[@]} files)" \
 		test "${#files[@]}" -eq $((${#MSGS[@]} + 1))
 	check "$ver: no patch names .ci/, which stays out" \
-		sh -c "! grep -h '^+' '$series'/[0-9][0-9][0-9][0-9]-selftests-*.patch | grep -F .ci/"
+		sh -c '! grep -h "^+" "$@" | grep -F .ci/' sh "${pats[@]}"
 	# What the patches add is the same whatever the base.
-	grep -h '^+' "$series"/[0-9][0-9][0-9][0-9]-selftests-*.patch >"$OUT/$ver/added"
+	grep -h '^+' "${pats[@]}" >"$OUT/$ver/added"
 	[[ -f $OUT/added ]] || cp "$OUT/$ver/added" "$OUT/added"
 	check "$ver: the patches add the same lines as for the first tree" \
 		cmp -s "$OUT/added" "$OUT/$ver/added"
 	check "$ver: git am applies the series" \
-		git -C "$repo" "${git_id[@]}" am -q "$series"/[0-9][0-9][0-9][0-9]-selftests-*.patch
+		git -C "$repo" "${git_id[@]}" am -q "${pats[@]}"
 	idx=0
-	for p in "$series"/[0-9][0-9][0-9][0-9]-selftests-*.patch; do
+	for p in "${pats[@]}"; do
 		idx=$((idx + 1))
 		check "$ver: checkpatch --strict $(basename "$p")" \
 			checkpatch_ok "$repo" "$p" "$idx" "$ver"
 	done
 	[[ -f $OUT/diffstat ]] ||
-		(cd "$series" && git apply --stat [0-9][0-9][0-9][0-9]-selftests-*.patch) >"$OUT/diffstat"
+		git apply --stat "${pats[@]}" >"$OUT/diffstat"
 	check "$ver: get_maintainer.pl names the AppArmor list for the suite" \
 		maintained "$repo"
 	check "$ver: make tinyconfig" make -s -C "$repo" tinyconfig
