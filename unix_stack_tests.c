@@ -16,9 +16,11 @@
  * For a unix socket __unix_needs_revalidation() asks it the other way
  * round, whether the socket's label is a subset of the task's, and A
  * always is a subset of A//&B, so B is never asked: on 7.2 and 7.3 every
- * operation the file already allowed under A (a read, a write, a lock
- * taken once) goes on under A//&B unchecked and unaudited.  Debian's 6.12
- * refuses them all.
+ * file operation the socket already allowed under A (a read, a stream or
+ * seqpacket write, a lock taken once) goes on under A//&B unchecked and
+ * unaudited.  A dgram write is still refused: unix_may_send() asks every
+ * profile of the task's label.  6.12 has no network_v9/af_unix: these
+ * tests SKIP there.
  *
  * The other subset tests on these paths (7.2's file.c and af_unix.c):
  * - aa_file_perm()'s test for every file, __file_path_perm() and
@@ -41,10 +43,11 @@
  * The rows: what the user of end 0 is refused under the stack, by the
  * socket's kind (a socketpair, or both ends on paths, which the NEW ABI
  * leaves to file rules) and by what B is, whatever the operation and
- * whether A did it first.  Each row runs
- * every operation that reaches aa_file_perm() (read(), write(), a shared
- * and an exclusive flock()), each after A did nothing on the end, did that
- * operation, or did them all.  Refused in place is EACCES; at an exec the
+ * whether A did it first.  Each row runs read(), write(), a shared and
+ * an exclusive flock(), each after A did nothing on the end, did that
+ * operation, or did them all.  readv() and writev(), splice() and
+ * sendfile(), io_uring's READ and WRITE and fcntl() locks reach
+ * aa_file_perm() too, and are not run here.  Refused in place is EACCES; at an exec the
  * kernel revokes the inherited end instead, and drops a received one.
  */
 
@@ -54,6 +57,7 @@
 /* What B is. */
 enum stack_b {
 	B_NO_UNIX,	/* no unix rule: A's file access only */
+	B_NO_LOCK,	/* no unix rule, and no k in the run directory */
 	B_ALL,		/* every unix permission, as A */
 	B_SAME,		/* A itself: the label stays A */
 };
@@ -90,9 +94,17 @@ static const struct stack_row stack_rows[] = {
 
 	/* Both ends bound to paths in the run directory, connected. */
 	{ HSHAPE_BOUND, B_NO_UNIX, "B without unix rules",
-	  /* A lock alone is no network permission: the file rule k decides. */
-	  OLD(W | R | EX, "no network unix in B, which decides read and write on a path"),
+	  /*
+	   * The OLD ABI asks aa_profile_af_sk_perm() of an end on a path too,
+	   * no file rule: a shared lock asks a lock alone, which no network
+	   * permission stands for, so nothing of B's is asked.
+	   */
+	  OLD(W | R | EX, "no network unix in B, which decides read, write and an exclusive lock"),
 	  NEW(ALLOWED, "an end on a path is decided by file rules: B's allow the run directory") },
+	/* The same without k: whether the file rule k decides a lock. */
+	{ HSHAPE_BOUND, B_NO_LOCK, "B without unix rules or k",
+	  OLD(W | R | EX, "no network unix in B; no file rule is asked of an end, k or not"),
+	  NEW(SH | EX, "an end on a path is decided by file rules: B's allow rw but no lock") },
 	{ HSHAPE_BOUND, B_ALL, "B allowing every unix op",
 	  OLD(ALLOWED, "A and B both allow it: revalidated and allowed"),
 	  NEW(ALLOWED, "A and B both allow it: revalidated and allowed") },
@@ -140,17 +152,17 @@ static struct outcome stack_want(const struct stack_row *row,
 	unsigned int refused = row->refused[abi];
 	bool moved = h->how == HANDOFF_EXEC || h->how == HANDOFF_PASS;
 
-	/* Inherited or received, the end is asked for read and write. */
-	if (moved ? !(refused & (W | R)) : !(refused & HANDOFF_WARM(h->op)))
+	/*
+	 * Inherited or received, the end is asked for read and write: an
+	 * inherited end B may not have is revoked, a received one dropped
+	 * (MSG_CTRUNC), not refused.
+	 */
+	if (moved && (refused & (W | R)))
+		return (struct outcome){
+			.step = h->how == HANDOFF_EXEC ? STEP_EXEC : STEP_RECV_FD,
+			.fault = FAULT_NOT_INSTALLED };
+	if (!(refused & HANDOFF_WARM(h->op)))
 		return (struct outcome){ .step = STEP_DONE };
-	/* An inherited end B may not have is revoked: not the socket. */
-	if (h->how == HANDOFF_EXEC)
-		return (struct outcome){ .step = STEP_EXEC,
-					 .fault = FAULT_NOT_INSTALLED };
-	/* A received one is dropped (MSG_CTRUNC), not refused. */
-	if (h->how == HANDOFF_PASS)
-		return (struct outcome){ .step = STEP_RECV_FD,
-					 .fault = FAULT_NOT_INSTALLED };
 	return (struct outcome){ .step = STEP_OP, .err = EACCES };
 }
 
@@ -223,7 +235,7 @@ static void stack_sub(struct ctx *c, const struct stack_row *row,
 
 static void check_stack(struct ctx *c)
 {
-	struct prof a = { }, no_unix = { }, all = { };
+	struct prof a = { }, no_unix = { }, no_lock = { }, all = { };
 	size_t i;
 
 	/*
@@ -235,11 +247,13 @@ static void check_stack(struct ctx *c)
 	prof_add(&a, "  /proc/*/attr/{apparmor/,}current w,\n  change_profile,\n");
 	prof_add(&a, "  /** rmix,\n  %s/* k,\n", aa_policy_dir(policy));
 	rules(&no_unix, "  /** rm,\n  %s/* k,\n", aa_policy_dir(policy));
+	rules(&no_lock, "  /** rm,\n");
 	lacking(&all, c->v->abi, NULL);
 	prof_add(&all, "  /** rm,\n  %s/* k,\n", aa_policy_dir(policy));
 	for (i = 0; i < ARRAY_SIZE(stack_rows); i++)
 		stack_sub(c, &stack_rows[i], &a,
 			  stack_rows[i].b == B_NO_UNIX ? &no_unix :
+			  stack_rows[i].b == B_NO_LOCK ? &no_lock :
 			  stack_rows[i].b == B_ALL ? &all : &a);
 }
 
