@@ -18,6 +18,10 @@ readonly ROOTFS_SUITE=sid
 readonly ROOTFS_PKGS="apparmor,libapparmor1,liburing2"
 readonly BOOT_MARKER="vmtest: init started"
 readonly KVM_BOOT_TIMEOUT=30
+# run_kselftest.sh's timeout on a debug kernel (build_kernel.sh -d):
+# 3x the 1042 s aa_unix_mediation took on one (7.2, KASAN, kmemleak,
+# lockdep) under TCG, where ./settings is sized for a production kernel.
+readonly DEBUG_KST_TIMEOUT=3200
 # What qemu prints when KVM stops a guest it cannot run (and keeps qemu
 # alive, paused): Debian's kernels die so at their first BMI2 instruction
 # on some hosts.
@@ -75,7 +79,8 @@ timed out, 125 if it could not be built or booted (git bisect run: skip).
                 (default: \$VMTEST_MAKE_ARGS)
   -c COLL       run_kselftest.sh collection (repeatable; default: apparmor)
   -t COLL:TEST  run_kselftest.sh test (repeatable)
-  -O SECONDS    each test program's timeout instead of ./settings'
+  -O SECONDS    each test program's timeout instead of ./settings' (a
+                build_kernel.sh -d kernel: $DEBUG_KST_TIMEOUT)
   -a ARGS       extra kernel command line, e.g. 'apparmor=0'
   -m MEM        guest memory (default: $MEM)
   -n CPUS       guest CPUs (default: $CPUS; a kernel without ACPI, such as
@@ -680,6 +685,10 @@ main()
 
 	parse_args "$@"
 	[[ -z $KERNEL || -f $KERNEL ]] || die "no such kernel: $KERNEL"
+	if [[ -z $KST_TIMEOUT && -n $KERNEL ]] &&
+		grep -qs 'config\.debug' "$(dirname "$KERNEL")/build-info"; then
+		KST_TIMEOUT=$DEBUG_KST_TIMEOUT
+	fi
 	mkdir -p "$CACHE/runs" "${OUTDIR:-$CACHE}"
 	# Runs older than a week only hold logs by now.
 	find "$CACHE/runs" -mindepth 1 -maxdepth 1 -mtime +7 \
