@@ -28,7 +28,8 @@
  * The label is a random profile U of a pool, or A//&U (by a random way
  * of stacking but for the label path).  U is drawn from a grammar: unix
  * rules (all, all but send or receive, none, type=, peer=(label=A),
- * addr=none; the OLD ABI's has other type= subsets for the last two)
+ * addr=none with peer=(addr=none); the OLD ABI's has other subsets for
+ * the last two)
  * times file rules on the run directory (rwk, rw, r).  The pair is a
  * socketpair, or has ends on paths, or one on a path and its peer on an
  * abstract name, of a random type; the operation is a random file or
@@ -76,9 +77,9 @@ typedef unsigned long long u64;
 /*
  * The profiles U of the pool the task's label is made of: a choice of
  * unix rules of the grammar both ABIs share (permission subsets, type=)
- * or the NEW ABI's alone (peer=(label=), addr=), where the OLD ABI gets
- * another type= subset instead, times a choice of file rules on the run
- * directory, where ends on paths are and where the locks are taken.
+ * or the NEW ABI's alone (peer=(label=), addr= with peer=(addr=)), where
+ * the OLD ABI gets other subsets instead, times a choice of file rules
+ * on the run directory, where ends on paths are and locks are taken.
  */
 enum hist_unix {
 	U_ALL,
@@ -87,7 +88,7 @@ enum hist_unix {
 	U_NO_UNIX,
 	U_TYPE,		/* stream and seqpacket */
 	U_PEER_A,	/* NEW: peer ops with A only; OLD: dgram only */
-	U_UNNAMED,	/* NEW: unnamed sockets only; OLD: no peer ops */
+	U_UNNAMED,	/* NEW: peer ops between unnamed ends; OLD: none */
 	U_UNIX_COUNT,
 };
 
@@ -127,7 +128,7 @@ static const char *const hist_unix_name[AA_ABI_COUNT][U_UNIX_COUNT] = {
 		[U_ALL] = "every unix op", [U_NO_SEND] = "all but send",
 		[U_NO_RECEIVE] = "all but receive",
 		[U_NO_UNIX] = "no unix rule", [U_TYPE] = "stream and seqpacket",
-		[U_PEER_A] = "peer=(label=A)", [U_UNNAMED] = "addr=none",
+		[U_PEER_A] = "peer=(label=A)", [U_UNNAMED] = "addr=none peer=(addr=none)",
 	},
 };
 
@@ -155,7 +156,8 @@ static void hist_unix_rules(struct prof *p, enum aa_abi abi,
 		[U_PEER_A] = { "  network unix dgram,\n", NULL },
 		[U_UNNAMED] = {
 			"  network (create, getattr, setattr, getopt, setopt, shutdown) unix,\n",
-			"  unix addr=none,\n" },
+			PEER_LOCAL_RULES
+			"  unix (connect, send, receive) addr=none peer=(addr=none),\n" },
 	};
 
 	if (un == U_PEER_A && nw)
