@@ -80,6 +80,14 @@
 
 #include "unix_test.h"
 
+/*
+ * Each TEST()'s limit: on a debug kernel under TCG, after a reverted
+ * fix's oops, fix_4483efe4f215_* ran past the harness's 30 s (its four
+ * rounds of a big profile loaded, used and removed); three times that.
+ */
+#undef TEST_TIMEOUT_DEFAULT
+#define TEST_TIMEOUT_DEFAULT 90
+
 #define FIX_PEER_CTX "update_peer_ctx()'s NULL check (Debian 7.3.3)"
 /* argv[1] of this program exec'd by the exec reproducer. */
 #define EXEC_ARG "--write-inherited"
