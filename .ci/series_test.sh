@@ -7,12 +7,14 @@
 # with make kselftest-gen_tar, and that tarball run in a guest as LKFT
 # runs kselftests (unpacked on a root filesystem without a compiler,
 # run_kselftest.sh -c apparmor, the timeout from "settings"), judged from
-# its KTAP alone.
+# its KTAP alone; and beside it, the same tarball on the same kernel as a
+# LAVA job (.ci/lava_test.sh).
 #
-# Usage: .ci/series_test.sh [-k BZIMAGE] OUTDIR KERNEL_TREE [KERNEL_TREE...]
+# Usage: .ci/series_test.sh -k BZIMAGE OUTDIR KERNEL_TREE [KERNEL_TREE...]
 #
-# The tarball of the first tree is run, on BZIMAGE (a kernel with every
-# fix the suite tests) or else on Debian trixie-backports' kernel.  A pristine tree is a git
+# The tarball of the first tree is run on BZIMAGE, a kernel with every fix
+# the series carries: on a released kernel the stacking tests FAIL.  A
+# pristine tree is a git
 # repository of KERNEL_TREE's tracked files (Debian's .gitignore entry that
 # hides the whole tree aside), made once under $VMTEST_CACHE/pristine.
 
@@ -22,11 +24,12 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
 # shellcheck source=.ci/tap.sh
 . .ci/tap.sh
 CACHE=${VMTEST_CACHE:-$HOME/.cache/apparmor-selftests}
-KERNEL=(-d trixie-backports)
-if [[ ${1:-} == -k ]]; then
-	KERNEL=(-k "$2")
-	shift 2
+if [[ ${1:-} != -k || $# -lt 4 ]]; then
+	echo "usage: $0 -k BZIMAGE OUTDIR KERNEL_TREE [KERNEL_TREE...]" >&2
+	exit 2
 fi
+KERNEL=$(realpath "$2")
+shift 2
 OUT=$(realpath -m "$1")
 shift
 ST=tools/testing/selftests
@@ -151,8 +154,11 @@ for tree in "$@"; do
 	git -C "$repo" clean -qfdx
 done
 
-# The root filesystem has no compiler: the tarball is all there is.
-./vmtest.sh -T "$tarball" "${KERNEL[@]}" -- sh -c \
+# The root filesystem has no compiler: the tarball is all there is.  The
+# LAVA job boots its own guest: the two run side by side.
+bash .ci/lava_test.sh "$OUT/lava" "$tarball" "$KERNEL" >"$OUT/lava.log" 2>&1 &
+lava=$!
+./vmtest.sh -T "$tarball" -k "$KERNEL" -- sh -c \
 	'command -v cc gcc >/dev/null && echo "compiler found"; \
 	 exec /kselftest/run_kselftest.sh -c apparmor' >"$OUT/tarball.tap" 2>&1
 rc=$?
@@ -185,10 +191,7 @@ plan_passed()
 		END { exit !(n == want && !bad) }' "$OUT/tarball.tap"
 }
 check "tarball KTAP: each AF_UNIX program passes its whole plan" plan_passed
-# The same tarball and kernel as a LAVA job.
-kernel=$(sed -n 's/^vmtest: booting \(.*\) with [a-z]* (logs.*/\1/p' \
-	"$OUT/tarball.tap" | tail -n 1)
-bash .ci/lava_test.sh "$OUT/lava" "$tarball" "$kernel" >"$OUT/lava.log" 2>&1
+wait "$lava"
 rc=$?
 grep '^# ' "$OUT/lava.log"
 check "LAVA job (lava-run): exit status 0, every test case passes" \
