@@ -3,8 +3,8 @@
  * AppArmor AF_UNIX rules under the OLD (abi/4.0, coarse "network unix")
  * and the NEW (abi/5.0, fine-grained "unix", network_v9/af_unix, 6.17+)
  * policy ABI: each permission, type=, addr=, peer=(label=, addr=), file
- * rules on socket paths, one side unconfined, and the cases of commit
- * 6456ccbd2ff7.
+ * rules on socket paths (with and without "owner"), one side unconfined,
+ * and the cases of commit 6456ccbd2ff7.
  *
  * Every check runs a full conversation (create, options, bind, listen,
  * connect, accept, names, three send flavours, receive, shutdown) between
@@ -15,6 +15,8 @@
  */
 
 #include "unix_variants.h"
+
+#include <sys/stat.h>
 
 /* Both sides allowed everything, and the labels are what we loaded. */
 static void check_allow_all(struct ctx *c)
@@ -368,6 +370,128 @@ static void check_bind_needs_w(struct ctx *c)
 	each_type(c, KIND_PATHNAME, bind_cases);
 }
 
+/*
+ * "owner" file rules on socket paths.  The owner a rule's condition is
+ * held against is the owner of the socket file (unix_fs_perm() takes the
+ * inode's uid), not the task: a client running as root is not the owner
+ * of a socket file the server gave to OTHER_UID.  The sockets are in a
+ * directory of OTHER_UID's (0777, so that no capability is needed to
+ * create in it), outside the run directory's "*" rule that every profile
+ * carries.
+ */
+#define OTHER_UID 65534
+
+static void owned_dir(char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/owned", aa_policy_dir(policy));
+}
+
+/*
+ * Binding creates the socket file (the mknod hook, in both ABIs): its
+ * owner is the task creating it, whoever owns the directory, so an owner
+ * rule granting "w" on the directory's files is enough to bind there.
+ */
+static void owner_bind_cases(struct ctx *c)
+{
+	const char *unix_rule = prof_allow_unix(c->v->abi);
+	struct prof srv = { }, none = { }, cli = { };
+	char dir[PATH_MAX];
+
+	owned_dir(dir, sizeof(dir));
+	rules(&srv, "  %s\n  owner %s/* rw,\n", unix_rule, dir);
+	rules(&none, "  %s\n", unix_rule);
+	rules(&cli, "  %s\n  %s/* rw,\n", unix_rule, dir);
+	/* Without a rule on the directory's files bind is denied... */
+	sub(c, "server without a file rule, bind in another uid's directory",
+	    &none, &cli, denied(SERVER, STEP_BIND));
+	/* ...and the owner rule allows it: the new file is the server's. */
+	sub(c, "server with an owner rule, bind in another uid's directory",
+	    &srv, &cli, all_ok);
+}
+
+/*
+ * A socket file the server gives to OTHER_UID once bound.  The NEW ABI
+ * checks the client's connect (stream, seqpacket: unix_connect_perm())
+ * or send (dgram: apparmor_unix_may_send()) against the file rules of
+ * the server's path, with the file's owner (profile_peer_perm() ->
+ * unix_fs_perm()), and the server's own operations on its socket the
+ * same way (profile_sk_perm()).  The OLD ABI does not consult file rules
+ * for any of them: __aa_path_perm() returns 0 for PATH_SOCK_COND without
+ * network_v9 rules, and the coarse "network unix" rule decides.
+ */
+static void owner_file_cases(struct ctx *c)
+{
+	bool new = c->v->abi == AA_ABI_NEW, conn = conn_type(c->v->type);
+	const char *unix_rule = prof_allow_unix(c->v->abi);
+	struct prof srv = { }, srv_owner = { }, owner = { }, plain = { };
+	char dir[PATH_MAX], sock[NAME_MAX_LEN];
+
+	owned_dir(dir, sizeof(dir));
+	sock_name(sock, sizeof(sock));
+	/* Giving the file away takes "w" on it and CAP_CHOWN. */
+	rules(&srv, "  capability chown,\n  %s\n  %s/* rw,\n", unix_rule, dir);
+	rules(&srv_owner, "  capability chown,\n  %s\n  owner %s/* rw,\n",
+	      unix_rule, dir);
+	rules(&owner, "  %s\n  owner %s/%s rw,\n", unix_rule, dir, sock);
+	rules(&plain, "  %s\n  %s/%s rw,\n", unix_rule, dir, sock);
+
+	/* Root's socket file: the owner rule matches for the root client. */
+	sub(c, "client's owner rule, a socket file of its own uid", &srv,
+	    &owner, all_ok);
+	c->sock_owner = OTHER_UID;
+	/* A rule without the condition matches whoever owns the file. */
+	sub(c, "client's plain rule, another uid's socket file", &srv, &plain,
+	    all_ok);
+	/* The owner rule does not match another uid's file. */
+	sub(c, "client's owner rule, another uid's socket file", &srv, &owner,
+	    !new ? all_ok :
+	    denied(CLIENT, conn ? STEP_CONNECT : STEP_SENDTO));
+	/*
+	 * Nor for the server, once its file is another uid's.  A dgram
+	 * server's receive is checked at the client's send, on the server's
+	 * path.  A stream server first asks a file permission it lacks at
+	 * shutdown: listen and accept ask none (not in NET_FS_PERMS), any
+	 * matching file rule grants getattr (compute_fperms_allow()), a unix
+	 * socket's receive and send are not mediated once connected
+	 * (aa_sock_msg_perm()), and a connect to a socket on a path does not
+	 * consult the listener's profile.
+	 */
+	sub(c, "server's owner rule, its socket file given to another uid",
+	    &srv_owner, &plain, !new ? all_ok :
+	    conn ? denied(SERVER, STEP_SHUTDOWN) : denied(CLIENT, STEP_SENDTO));
+	c->sock_owner = 0;
+}
+
+/* OTHER_UID's directory, where the server binds: the test's, unconfined. */
+static int give_dir(const char *dir)
+{
+	if (mkdir(dir, 0777) && errno != EEXIST)
+		return -1;
+	/* mkdir() applied the umask. */
+	if (chmod(dir, 0777) || chown(dir, OTHER_UID, -1))
+		return -1;
+	return 0;
+}
+
+static void check_owner_rules(struct ctx *c)
+{
+	struct __test_metadata *_metadata = c->metadata;
+	char dir[PATH_MAX];
+
+	owned_dir(dir, sizeof(dir));
+	if (!c->collect) {
+		ASSERT_EQ(0, give_dir(dir)) {
+			TH_LOG("%s: %s", dir, strerror(errno));
+		}
+	}
+	c->sock_dir = dir;
+	each_type(c, KIND_PATHNAME, owner_bind_cases);
+	each_type(c, KIND_PATHNAME, owner_file_cases);
+	c->sock_dir = NULL;
+	if (!c->collect)
+		rmdir(dir);
+}
+
 /* Unconfined tasks: every operation allowed, whatever policy is loaded. */
 TEST_F(af_unix, unconfined)
 {
@@ -497,17 +621,28 @@ TEST(fix_6456ccbd2ff7_d_new_abi_file_deny_denies)
 	run_abi(_metadata, AA_ABI_NEW, check_file_deny);
 }
 
+/* Each runs on pathname sockets of every type, in the ABI it names. */
+TEST(old_abi_owner_rules_on_socket_paths)
+{
+	run_abi(_metadata, AA_ABI_OLD, check_owner_rules);
+}
+
+TEST(new_abi_owner_rules_on_socket_paths)
+{
+	run_abi(_metadata, AA_ABI_NEW, check_owner_rules);
+}
+
 static check_fn *const rules_old_checks[] = {
 	check_allow_all, check_each_permission, check_rule_type,
 	check_file_deny, check_receiver_at_send, check_bind_needs_w,
-	check_one_side_unconfined, check_mixed_kinds,
+	check_one_side_unconfined, check_mixed_kinds, check_owner_rules,
 };
 
 static check_fn *const rules_new_checks[] = {
 	check_allow_all, check_each_permission, check_rule_type,
 	check_rule_addr, check_rule_peer_label, check_rule_peer_addr,
 	check_file_deny, check_receiver_at_send, check_bind_needs_w,
-	check_one_side_unconfined, check_mixed_kinds,
+	check_one_side_unconfined, check_mixed_kinds, check_owner_rules,
 };
 
 /* What the rules area registers and runs, by ABI. */

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -230,6 +231,25 @@ static int signal_peer(struct party *s, char what)
 	return -1;
 }
 
+/*
+ * The server's socket file given to sc->owner, after making it writable by
+ * all: the client, root, then needs no CAP_DAC_OVERRIDE to connect or send
+ * to it (its profile grants no capability), and only AppArmor's owner
+ * condition tells the owners apart.  The server's profile must allow
+ * "capability chown" and "w" on the path.
+ */
+static int give_socket_file(struct party *s, const struct sockaddr_un *addr)
+{
+	const char *path = addr->sun_path;
+
+	if (!s->sc->owner || s->sc->kind != KIND_PATHNAME)
+		return 0;
+	if (wrong(s->out, STEP_BIND, !chmod(path, 0777), FAULT_TEST))
+		return -1;
+	return wrong(s->out, STEP_BIND, !chown(path, s->sc->owner, -1),
+		     FAULT_TEST) ? -1 : 0;
+}
+
 static int server(struct party *s)
 {
 	const struct scenario *sc = s->sc;
@@ -247,6 +267,8 @@ static int server(struct party *s)
 		return -1;
 	len = build_addr(sc, &addr);
 	if (failed(s->out, STEP_BIND, bind(fd, (struct sockaddr *)&addr, len)))
+		return -1;
+	if (give_socket_file(s, &addr))
 		return -1;
 	if (connection_oriented(sc->type) &&
 	    failed(s->out, STEP_LISTEN, listen(fd, BACKLOG)))

@@ -40,6 +40,12 @@ struct scenario {
 	bool by_stack[SIDE_COUNT];
 	/* Not NULL: the client binds there before it connects or sends. */
 	const char *client_path;
+	/*
+	 * Not 0: once bound, the server hands its socket file over to this
+	 * uid, so that an "owner" file rule on the path does not match it
+	 * for a task running as root.
+	 */
+	uid_t owner;
 	/* The kernel labels AF_UNIX peers (SO_PEERSEC): check the labels. */
 	bool peer_labels;
 };

@@ -70,6 +70,9 @@ struct ctx {
 	int subs;
 	bool complain[SIDE_COUNT];	/* the side's profile is in complain mode */
 	const char *client_path;	/* where the client binds, if anywhere */
+	/* Where a pathname server binds: NULL, the run directory. */
+	const char *sock_dir;
+	uid_t sock_owner;	/* not 0: whom the server gives its socket file */
 	bool by_stack;		/* stacked labels by aa_stack_profile() */
 };
 
@@ -199,13 +202,14 @@ static void __maybe_unused sub_labels(struct ctx *c, const char *desc,
 	struct scenario sc = {
 		.kind = v->kind,
 		.type = v->type,
-		.dir = aa_policy_dir(policy),
+		.dir = c->sock_dir ? c->sock_dir : aa_policy_dir(policy),
 		.name = name,
 		.profile = { srv, cli },
 		/* Before 6.17, AppArmor did not label unix socket peers. */
 		.peer_labels = env.have_v9_unix,
 		.complain = { c->complain[SERVER], c->complain[CLIENT] },
 		.client_path = c->client_path,
+		.owner = c->sock_owner,
 		.by_stack = { c->by_stack && srv && strstr(srv, "//&"),
 			      c->by_stack && cli && strstr(cli, "//&") },
 	};
