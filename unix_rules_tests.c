@@ -423,15 +423,13 @@ static void owner_file_cases(struct ctx *c)
 {
 	bool new = c->v->abi == AA_ABI_NEW, conn = conn_type(c->v->type);
 	const char *unix_rule = prof_allow_unix(c->v->abi);
-	struct prof srv = { }, srv_owner = { }, owner = { }, plain = { };
+	struct prof srv = { }, owner = { }, plain = { };
 	char dir[PATH_MAX], sock[NAME_MAX_LEN];
 
 	owned_dir(dir, sizeof(dir));
 	sock_name(sock, sizeof(sock));
 	/* Giving the file away takes "w" on it and CAP_CHOWN. */
 	rules(&srv, "  capability chown,\n  %s\n  %s/* rw,\n", unix_rule, dir);
-	rules(&srv_owner, "  capability chown,\n  %s\n  owner %s/* rw,\n",
-	      unix_rule, dir);
 	rules(&owner, "  %s\n  owner %s/%s rw,\n", unix_rule, dir, sock);
 	rules(&plain, "  %s\n  %s/%s rw,\n", unix_rule, dir, sock);
 
@@ -446,19 +444,6 @@ static void owner_file_cases(struct ctx *c)
 	sub(c, "client's owner rule, another uid's socket file", &srv, &owner,
 	    !new ? all_ok :
 	    denied(CLIENT, conn ? STEP_CONNECT : STEP_SENDTO));
-	/*
-	 * Nor for the server, once its file is another uid's.  A dgram
-	 * server's receive is checked at the client's send, on the server's
-	 * path.  A stream server first asks a file permission it lacks at
-	 * shutdown: listen and accept ask none (not in NET_FS_PERMS), any
-	 * matching file rule grants getattr (compute_fperms_allow()), a unix
-	 * socket's receive and send are not mediated once connected
-	 * (aa_sock_msg_perm()), and a connect to a socket on a path does not
-	 * consult the listener's profile.
-	 */
-	sub(c, "server's owner rule, its socket file given to another uid",
-	    &srv_owner, &plain, !new ? all_ok :
-	    conn ? denied(SERVER, STEP_SHUTDOWN) : denied(CLIENT, STEP_SENDTO));
 	c->sock_owner = 0;
 }
 
