@@ -25,6 +25,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -112,6 +113,12 @@ const char *handoff_op_name(enum handoff_op op)
 		[HOP_CONNECT] = "connect",
 		[HOP_FLOCK_SH] = "flock(LOCK_SH)",
 		[HOP_FLOCK_EX] = "flock(LOCK_EX)",
+		[HOP_WRITEV] = "writev",
+		[HOP_READV] = "readv",
+		[HOP_SPLICE_TO] = "splice from a pipe",
+		[HOP_SPLICE_FROM] = "splice to a pipe",
+		[HOP_URING_WRITE] = "io_uring WRITE",
+		[HOP_URING_READ] = "io_uring READ",
 	};
 
 	return op < HOP_COUNT ? names[op] : "?";
@@ -125,9 +132,18 @@ static void make_msg(char *buf, enum handoff_op op)
 }
 
 #ifdef HAVE_LIBURING
-/* One io_uring SEND or RECV, as the task does it: -1 and errno if refused. */
-static ssize_t uring_xfer(struct run *r, int fd, char *buf, size_t len,
-			  bool send)
+static bool op_uring(enum handoff_op op)
+{
+	return op == HOP_URING_SEND || op == HOP_URING_RECV ||
+	       op == HOP_URING_WRITE || op == HOP_URING_READ;
+}
+
+/*
+ * One io_uring SEND, RECV, WRITE or READ, as the task does it: -1 and
+ * errno if refused.  A socket takes no offset but 0 (sock_read_iter()).
+ */
+static ssize_t uring_xfer(struct run *r, enum handoff_op via, int fd,
+			  char *buf, size_t len)
 {
 	struct io_uring_sqe *sqe = io_uring_get_sqe(&r->ring);
 	struct io_uring_cqe *cqe;
@@ -137,10 +153,14 @@ static ssize_t uring_xfer(struct run *r, int fd, char *buf, size_t len,
 		errno = EBUSY;
 		return -1;
 	}
-	if (send)
+	if (via == HOP_URING_SEND)
 		io_uring_prep_send(sqe, fd, buf, len, 0);
-	else
+	else if (via == HOP_URING_RECV)
 		io_uring_prep_recv(sqe, fd, buf, len, 0);
+	else if (via == HOP_URING_WRITE)
+		io_uring_prep_write(sqe, fd, buf, len, 0);
+	else
+		io_uring_prep_read(sqe, fd, buf, len, 0);
 	ret = io_uring_submit_and_wait(&r->ring, 1);
 	if (ret >= 0)
 		ret = io_uring_wait_cqe(&r->ring, &cqe);
@@ -158,6 +178,65 @@ static ssize_t uring_xfer(struct run *r, int fd, char *buf, size_t len,
 }
 #endif
 
+/* The ring of an io_uring op, made by the label that uses it. */
+static int ring_open(struct run *r, enum step at, enum handoff_op op)
+{
+	int ret = 0;
+
+#ifdef HAVE_LIBURING
+	if (op_uring(op))
+		ret = io_uring_queue_init(2, &r->ring, 0);
+#endif
+	(void)op;
+	errno = -ret;
+	return wrong(r->out, at, !ret, FAULT_TEST) ? -1 : 0;
+}
+
+static void ring_close(struct run *r, enum handoff_op op)
+{
+#ifdef HAVE_LIBURING
+	if (op_uring(op))
+		io_uring_queue_exit(&r->ring);
+#endif
+	(void)r;
+	(void)op;
+}
+
+/* readv() or writev() of @buf's two halves: a vector, not one buffer. */
+static ssize_t vec_xfer(int fd, char *buf, size_t len, bool out)
+{
+	struct iovec iov[2] = {
+		{ .iov_base = buf, .iov_len = len / 2 },
+		{ .iov_base = buf + len / 2, .iov_len = len - len / 2 },
+	};
+
+	return out ? writev(fd, iov, 2) : readv(fd, iov, 2);
+}
+
+/* splice() between @fd and a pipe, @to the socket or from it. */
+static ssize_t splice_xfer(int fd, char *buf, size_t len, bool to)
+{
+	ssize_t n;
+	int p[2], err;
+
+	if (pipe2(p, O_CLOEXEC))
+		return -1;
+	if (to) {
+		n = write(p[1], buf, len);
+		if (n == (ssize_t)len)
+			n = splice(p[0], NULL, fd, NULL, len, 0);
+	} else {
+		n = splice(fd, NULL, p[1], NULL, len, 0);
+		if (n > 0)
+			n = read(p[0], buf, n);
+	}
+	err = errno;
+	close(p[0]);
+	close(p[1]);
+	errno = err;
+	return n;
+}
+
 /* Moves @len bytes through @fd by the system call of @via. */
 static ssize_t xfer(struct run *r, enum handoff_op via, int fd, char *buf,
 		    size_t len)
@@ -174,10 +253,18 @@ static ssize_t xfer(struct run *r, enum handoff_op via, int fd, char *buf,
 		return sendmsg(fd, &msg, 0);
 	case HOP_RECVMSG:
 		return recvmsg(fd, &msg, 0);
+	case HOP_WRITEV:
+	case HOP_READV:
+		return vec_xfer(fd, buf, len, via == HOP_WRITEV);
+	case HOP_SPLICE_TO:
+	case HOP_SPLICE_FROM:
+		return splice_xfer(fd, buf, len, via == HOP_SPLICE_TO);
 #ifdef HAVE_LIBURING
 	case HOP_URING_SEND:
 	case HOP_URING_RECV:
-		return uring_xfer(r, fd, buf, len, via == HOP_URING_SEND);
+	case HOP_URING_WRITE:
+	case HOP_URING_READ:
+		return uring_xfer(r, via, fd, buf, len);
 #endif
 	default:
 		(void)r;
@@ -188,12 +275,19 @@ static ssize_t xfer(struct run *r, enum handoff_op via, int fd, char *buf,
 
 static bool op_reads(enum handoff_op op)
 {
-	return op == HOP_READ || op == HOP_RECVMSG || op == HOP_URING_RECV;
+	return op == HOP_READ || op == HOP_RECVMSG || op == HOP_URING_RECV ||
+	       op == HOP_READV || op == HOP_SPLICE_FROM || op == HOP_URING_READ;
 }
 
 static bool op_locks(enum handoff_op op)
 {
 	return op == HOP_FLOCK_SH || op == HOP_FLOCK_EX;
+}
+
+/* What aa_file_perm() revalidates: not the socket hooks' ops. */
+static bool op_file(enum handoff_op op)
+{
+	return op == HOP_WRITE || op == HOP_READ || op >= HOP_FLOCK_SH;
 }
 
 /* The lock of @op on @fd, and its release: nothing else waits on it. */
@@ -301,22 +395,13 @@ static int use_at(struct run *r, enum step at, int fd)
 			      connect(fd, (struct sockaddr *)&addr, len)) ?
 		       -1 : 0;
 	}
-#ifdef HAVE_LIBURING
-	if (op == HOP_URING_SEND || op == HOP_URING_RECV) {
-		/* The ring is the new label's own, made after the change. */
-		ret = io_uring_queue_init(2, &r->ring, 0);
-		errno = -ret;
-		if (wrong(r->out, at, !ret, FAULT_TEST))
-			return -1;
-	}
-#endif
+	/* The ring is the new label's own, made after the change. */
+	if (ring_open(r, at, op))
+		return -1;
 	ret = op_once(r, at, fd);
-	if (at == STEP_OP && (op == HOP_WRITE || op == HOP_READ || op_locks(op)))
+	if (at == STEP_OP && op_file(op))
 		ret = retry(r, fd, ret);
-#ifdef HAVE_LIBURING
-	if (op == HOP_URING_SEND || op == HOP_URING_RECV)
-		io_uring_queue_exit(&r->ring);
-#endif
+	ring_close(r, op);
 	return ret;
 }
 
@@ -475,33 +560,78 @@ static int make_pair(struct run *r, int sv[2])
 }
 
 /*
- * Puts the user's label on the calling task, now or, for @exec, at its
- * next execve(): the user's profile alone, or stacked on the creator's.
+ * Puts @user on the calling task, now or, for @exec, at its next
+ * execve(): alone, or stacked on the task's label, which then is @label.
  */
-static int become_user(const struct handoff *h, struct outcome *out,
-		       bool exec)
+static int put_on(const struct handoff *h, struct outcome *out,
+		  const char *user, const char *label, bool exec)
 {
 	char amp[LABEL_MAX];
 	int ret;
 
 	if (h->onto == ONTO_PROFILE && !exec)
-		return confine(out, STEP_CONFINE_USER, h->user, false, false);
+		return confine(out, STEP_CONFINE_USER, user, false, false);
 	at(out, STEP_CONFINE_USER);
-	snprintf(amp, sizeof(amp), "&%s", h->user);
+	snprintf(amp, sizeof(amp), "&%s", user);
 	if (h->onto == ONTO_STACK)
-		ret = exec ? aa_stack_exec(h->user) : aa_stack(h->user);
+		ret = exec ? aa_stack_exec(user) : aa_stack(user);
 	else if (h->onto == ONTO_CHANGE_STACK)
 		ret = exec ? aa_confine_onexec(amp) : aa_confine(amp);
 	else
-		ret = aa_confine_onexec(h->user);
+		ret = aa_confine_onexec(user);
 	if (ret) {
 		out->err = -ret;
 		return -1;
 	}
 	/* The exec'd image checks its label itself. */
 	return !exec && wrong(out, STEP_CONFINE_USER,
-			      !aa_check_label(h->label, false), FAULT_LABEL) ?
+			      !aa_check_label(label, false), FAULT_LABEL) ?
 	       -1 : 0;
+}
+
+/* The user's label, from the creator's (or handoff.mid's). */
+static int become_user(const struct handoff *h, struct outcome *out,
+		       bool exec)
+{
+	return put_on(h, out, h->user, h->label, exec);
+}
+
+/*
+ * The file ops of @w (handoff.warm), once each on end 0 under the task's
+ * label, the other end moving the message: the socket then caches it.
+ */
+static int warm_ops(struct run *r, enum step at, int sv[2], unsigned int w)
+{
+	enum handoff_op op;
+	int ret = 0;
+
+	for (op = HOP_WRITE; op < HOP_COUNT && !ret; op++) {
+		if (!(w & HANDOFF_WARM(op)) || !op_file(op))
+			continue;
+		if (op_locks(op)) {
+			ret = lock_at(r, at, sv[0], op);
+			continue;
+		}
+		if (ring_open(r, at, op))
+			return -1;
+		if (op_reads(op))
+			ret = send_msg(r, at, sv[1], HOP_SENDMSG) ||
+			      recv_msg(r, at, sv[0], op) ? -1 : 0;
+		else
+			ret = send_msg(r, at, sv[0], op) ||
+			      recv_msg(r, at, sv[1], HOP_RECVMSG) ? -1 : 0;
+		ring_close(r, op);
+	}
+	return ret;
+}
+
+/* handoff.mid, then its ops on end 0: the socket caches the stack. */
+static int stack_mid(struct run *r, int sv[2])
+{
+	if (!r->h->mid)
+		return 0;
+	return put_on(r->h, r->out, r->h->mid, r->h->mid_label, false) ||
+	       warm_ops(r, STEP_HANDOFF, sv, r->h->mid_warm) ? -1 : 0;
 }
 
 /* The user's process of HANDOFF_PASS: it receives end 0 and uses it. */
@@ -512,6 +642,8 @@ static void pass_user(struct run *r, int chan)
 	/* A stack goes onto the creator's label, as for the other ways. */
 	if ((r->h->onto != ONTO_PROFILE &&
 	     confine(r->out, STEP_CONFINE_USER, r->h->creator, false, false)) ||
+	    (r->h->mid &&
+	     put_on(r->h, r->out, r->h->mid, r->h->mid_label, false)) ||
 	    become_user(r->h, r->out, false))
 		return;
 	fd = recv_fd(r->out, chan);
@@ -545,6 +677,8 @@ static int exec_user(struct run *r, struct run *user, int sv[2])
 	if (failed(r->out, STEP_HANDOFF, pid))
 		return -1;
 	if (!pid) {
+		if (stack_mid(user, sv))
+			_exit(0);
 		close(sv[1]);
 		close(res[0]);
 		snprintf(args[0], sizeof(args[0]), "%d", r->h->op);
@@ -642,8 +776,9 @@ static int fork_user(struct run *r, struct run *user, int sv[2], int chan)
 	if (failed(r->out, STEP_HANDOFF, pid))
 		return -1;
 	if (!pid) {
+		ok = !stack_mid(user, sv);
 		close(sv[1]);
-		ok = !(after && become_user(r->h, user->out, false));
+		ok = ok && !(after && become_user(r->h, user->out, false));
 		if (peer) {
 			close(go[1]);
 			close(done[0]);
@@ -703,26 +838,6 @@ static int hand_off(struct run *r, struct run *user, int sv[2], int chan)
 	}
 }
 
-/* The ops of handoff.warm, once each on end 0, under the creator's label. */
-static int warm(struct run *r, int sv[2])
-{
-	unsigned int w = r->h->warm;
-	enum handoff_op op;
-
-	if ((w & HANDOFF_WARM(HOP_WRITE)) &&
-	    (send_msg(r, STEP_BEFORE, sv[0], HOP_WRITE) ||
-	     recv_msg(r, STEP_BEFORE, sv[1], HOP_RECVMSG)))
-		return -1;
-	if ((w & HANDOFF_WARM(HOP_READ)) &&
-	    (send_msg(r, STEP_BEFORE, sv[1], HOP_SENDMSG) ||
-	     recv_msg(r, STEP_BEFORE, sv[0], HOP_READ)))
-		return -1;
-	for (op = HOP_FLOCK_SH; op <= HOP_FLOCK_EX; op++)
-		if ((w & HANDOFF_WARM(op)) && lock_at(r, STEP_BEFORE, sv[0], op))
-			return -1;
-	return 0;
-}
-
 /*
  * The creator: confined, it makes the pair, queues a message for a read
  * op, hands end 0 over and checks on end 1 what the user wrote.
@@ -741,7 +856,12 @@ static void creator(struct run *r, struct run *user, int chan)
 	    (send_msg(r, STEP_SEED, sv[1], seed) ||
 	     send_msg(r, STEP_SEED, sv[1], seed)))
 		return;
-	if (r->h->how != HANDOFF_REPLACE && warm(r, sv))
+	if (r->h->how != HANDOFF_REPLACE &&
+	    warm_ops(r, STEP_BEFORE, sv, r->h->warm))
+		return;
+	/* Fork and exec: the child holds both ends until it has its label. */
+	if ((r->h->how == HANDOFF_CHANGE || r->h->how == HANDOFF_PASS) &&
+	    stack_mid(r, sv))
 		return;
 	if (hand_off(r, user, sv, chan))
 		return;

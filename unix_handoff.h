@@ -68,6 +68,18 @@ enum handoff_op {
 	 */
 	HOP_FLOCK_SH,
 	HOP_FLOCK_EX,
+	/*
+	 * More file operations, each revalidated by aa_file_perm() through
+	 * rw_verify_area() as read() and write() are: readv() and writev()
+	 * of two halves, splice() from a pipe into end 0 or from end 0 into
+	 * a pipe, io_uring's WRITE and READ (liburing).
+	 */
+	HOP_WRITEV,
+	HOP_READV,
+	HOP_SPLICE_TO,
+	HOP_SPLICE_FROM,
+	HOP_URING_WRITE,
+	HOP_URING_READ,
 	HOP_COUNT,
 };
 
@@ -120,12 +132,24 @@ struct handoff {
 	int (*replace)(void *arg);
 	void *arg;
 	/*
-	 * HANDOFF_WARM() of the ops (HOP_WRITE, HOP_READ, the flock ones)
-	 * the creator does on end 0 before handing it over, so that the
+	 * HANDOFF_WARM() of the file ops (HOP_WRITE, HOP_READ, the flock
+	 * ones and those after them) the creator does on end 0 before handing it over, so that the
 	 * file allows them and only the socket's cache of labels decides
 	 * whether the user's are revalidated (aa_file_perm()'s fast path).
 	 */
 	unsigned int warm;
+	/*
+	 * A stack of two steps: the task first stacks @mid onto the
+	 * creator's label, becoming @mid_label, and does @mid_warm's ops on
+	 * end 0 there, so that the socket caches the stack; then @user goes
+	 * on top.  Done by whoever holds both ends then: the creator, for
+	 * HANDOFF_PASS before it sends end 0 to a user that stacks @mid and
+	 * @user; the child, for HANDOFF_FORK and HANDOFF_EXEC.  Not for
+	 * HANDOFF_REPLACE or ONTO_PROFILE.
+	 */
+	const char *mid;
+	const char *mid_label;
+	unsigned int mid_warm;
 	/*
 	 * The creator seeds and checks with write() and read(), file ops
 	 * revalidated under its own label, instead of sendmsg() and

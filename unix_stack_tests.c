@@ -43,12 +43,19 @@
  * The rows: what the user of end 0 is refused under the stack, by the
  * socket's kind (a socketpair, or both ends on paths, which the NEW ABI
  * leaves to file rules) and by what B is, whatever the operation and
- * whether A did it first.  Each row runs read(), write(), a shared and
- * an exclusive flock(), each after A did nothing on the end, did that
- * operation, or did them all.  readv() and writev(), splice() and
- * sendfile(), io_uring's READ and WRITE and fcntl() locks reach
- * aa_file_perm() too, and are not run here.  Refused in place is EACCES; at an exec the
- * kernel revokes the inherited end instead, and drops a received one.
+ * whether A did it first.  B may have no unix rule, or unix rules none
+ * of which is for this peer; or the stack may be of two steps, A//&B
+ * where B allows everything and the end is used, then A//&B//&C: the
+ * socket then caches a stack, A//&B, not the label it was made under.
+ * Each row runs read(), write(), a shared and an exclusive flock(), each
+ * after A did nothing on the end, did that operation, or did them all
+ * (two steps: A nothing, A//&B them all).
+ * The socketpair rows of B without unix rules and of B allowing all also
+ * run readv() and writev(), splice() from and to a pipe, and (test
+ * io_uring) io_uring's WRITE and READ.  sendfile() into a socket and
+ * fcntl() locks reach aa_file_perm() too, and are not run here.  Refused
+ * in place is EACCES; at an exec the kernel revokes the inherited end
+ * instead, and drops a received one.
  */
 
 #include "unix_handoff.h"
@@ -60,12 +67,23 @@ enum stack_b {
 	B_NO_LOCK,	/* no unix rule, and no k in the run directory */
 	B_ALL,		/* every unix permission, as A */
 	B_SAME,		/* A itself: the label stays A */
+	/*
+	 * Unix rules, none for this peer: the NEW ABI's name another peer
+	 * label, the OLD ABI's (which names no peer) the other socket types.
+	 */
+	B_OTHER_PEER,
+	/*
+	 * A's rules under another name (a B that may stack C), the end used
+	 * under A//&B, then C: B_NO_UNIX's rules.
+	 */
+	B_ALL_THEN_C,
 };
 
 struct stack_row {
 	enum handoff_shape shape;
 	enum stack_b b;
 	const char *desc;
+	bool more_ops;		/* also runs stack_more_ops[] */
 	/* HANDOFF_WARM() of each operation refused, by ABI. */
 	unsigned int refused[AA_ABI_COUNT];
 	const char *why[AA_ABI_COUNT];
@@ -73,8 +91,11 @@ struct stack_row {
 
 #define OLD(r, reason) .refused[AA_ABI_OLD] = (r), .why[AA_ABI_OLD] = (reason)
 #define NEW(r, reason) .refused[AA_ABI_NEW] = (r), .why[AA_ABI_NEW] = (reason)
-#define W HANDOFF_WARM(HOP_WRITE)
-#define R HANDOFF_WARM(HOP_READ)
+/* Every write and every read: each is asked as write() or read() is. */
+#define W (HANDOFF_WARM(HOP_WRITE) | HANDOFF_WARM(HOP_WRITEV) | \
+	   HANDOFF_WARM(HOP_SPLICE_TO) | HANDOFF_WARM(HOP_URING_WRITE))
+#define R (HANDOFF_WARM(HOP_READ) | HANDOFF_WARM(HOP_READV) | \
+	   HANDOFF_WARM(HOP_SPLICE_FROM) | HANDOFF_WARM(HOP_URING_READ))
 #define SH HANDOFF_WARM(HOP_FLOCK_SH)
 #define EX HANDOFF_WARM(HOP_FLOCK_EX)
 #define ALLOWED 0
@@ -82,12 +103,26 @@ struct stack_row {
 /* clang-format off */
 static const struct stack_row stack_rows[] = {
 	/* socketpair(): neither end on a path. */
-	{ HSHAPE_PAIR, B_NO_UNIX, "B without unix rules",
+	{ HSHAPE_PAIR, B_NO_UNIX, "B without unix rules", .more_ops = true,
 	  OLD(W | R | SH | EX, "every profile of A//&B must allow it: B has no network unix"),
 	  NEW(W | R | SH | EX, "every profile of A//&B must allow it: B allows no unix op") },
-	{ HSHAPE_PAIR, B_ALL, "B allowing every unix op",
+	{ HSHAPE_PAIR, B_ALL, "B allowing every unix op", .more_ops = true,
 	  OLD(ALLOWED, "A and B both allow it: revalidated and allowed"),
 	  NEW(ALLOWED, "A and B both allow it: revalidated and allowed") },
+	/*
+	 * B has unix rules, but none allows talking to end 1's label, A: a
+	 * profile that mediates unix at all is asked as one without rules.
+	 */
+	{ HSHAPE_PAIR, B_OTHER_PEER, "B's unix rules for another peer",
+	  OLD(W | R | SH | EX, "B must allow it too: its network unix rules are for other types"),
+	  NEW(W | R | SH | EX, "B must allow it too: its unix rules name another peer label") },
+	/*
+	 * Two stacks: what A//&B was allowed, and cached on the socket, is
+	 * allowed by A and B alone; C, stacked on top, must be asked too.
+	 */
+	{ HSHAPE_PAIR, B_ALL_THEN_C, "B allowing all and used so, then C without unix rules",
+	  OLD(W | R | SH | EX, "C must allow it too: it has no network unix, whatever A//&B did"),
+	  NEW(W | R | SH | EX, "C must allow it too: it allows no unix op, whatever A//&B did") },
 	{ HSHAPE_PAIR, B_SAME, "A stacked onto A",
 	  OLD(ALLOWED, "the label stays A, cached on the socket"),
 	  NEW(ALLOWED, "the label stays A, cached on the socket") },
@@ -129,10 +164,32 @@ static const enum handoff_op stack_ops[] = {
 	HOP_WRITE, HOP_READ, HOP_FLOCK_SH, HOP_FLOCK_EX,
 };
 
+/*
+ * The other ways to read and write a socket, each through rw_verify_area()
+ * to aa_file_perm() as read() and write() are.  They run on the rows
+ * marked more_ops, one refusing and one allowing, once: after A used the
+ * end every way and by the op itself, so that the socket's cache is all
+ * that can spare the check, however the end reaches the stack.  That
+ * keeps the collection, which CI runs eight times under TCG, from growing
+ * by the whole matrix.  io_uring's have a test of their own, which SKIPs
+ * without liburing or io_uring.
+ */
+static const enum handoff_op stack_more_ops[] = {
+	HOP_WRITEV, HOP_READV, HOP_SPLICE_TO, HOP_SPLICE_FROM,
+};
+
+static const enum handoff_op stack_uring_ops[] = {
+	HOP_URING_WRITE, HOP_URING_READ,
+};
+
+/* What A does on end 0 before the stack, for those ops: stack_warm[]. */
+#define STACK_MORE_WARM 2
+
 /* How the test under way gets onto the stack; the profiles are shared. */
 static struct {
 	enum handoff_how how;
 	enum handoff_onto onto;
+	bool uring;		/* only io_uring's ops, on more_ops rows */
 } stack_params;
 
 static const char *stack_way_name(enum handoff_how how, enum handoff_onto onto)
@@ -175,12 +232,65 @@ static struct outcome stack_want(const struct stack_row *row,
 #undef EX
 #undef ALLOWED
 
-static void stack_sub(struct ctx *c, const struct stack_row *row,
-		      const struct prof *a, const struct prof *b)
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The label "A//&B//&C" of @p's three profiles, registered, or NULL. */
+static const char *stack3_of(struct ctx *c, const struct prof *const p[3],
+			     char *buf, size_t len)
+{
+	const char *n[3];
+	size_t i;
+
+	for (i = 0; i < 3; i++) {
+		n[i] = registered(c, p[i]);
+		if (!n[i])
+			return NULL;
+	}
+	qsort(n, 3, sizeof(n[0]), name_cmp);
+	snprintf(buf, len, "%s//&%s//&%s", n[0], n[1], n[2]);
+	return buf;
+}
+
+/* One run of @h, @op after stack_warm[@w], asserted. */
+static void stack_op(struct ctx *c, const struct stack_row *row,
+		     struct handoff *h, size_t w, enum handoff_op op)
 {
 	struct __test_metadata *_metadata = c->metadata;
-	char label[2 * NAME_MAX_LEN + 4], desc[512], path[2][PATH_MAX];
-	char names[2][NAME_MAX_LEN];
+	struct outcome want, got;
+	char desc[512];
+	int ret;
+
+	h->op = op;
+	h->warm = stack_warm[w].also | (stack_warm[w].op ? HANDOFF_WARM(op) : 0);
+	ret = handoff_run(h, &got);
+	unlink(h->path[0]);
+	unlink(h->path[1]);
+	ASSERT_EQ(0, ret) {
+		TH_LOG("%s: cannot run: %s", row->desc, strerror(-ret));
+	}
+	want = stack_want(row, h, c->v->abi);
+	snprintf(desc, sizeof(desc), "%s, %s, %s %s, by %s (%s)",
+		 handoff_shape_name(h->shape), row->desc, handoff_op_name(op),
+		 stack_warm[w].desc, stack_way_name(h->how, h->onto),
+		 row->why[c->v->abi]);
+	expect_outcome(_metadata, desc, "the user", want, &got);
+}
+
+/*
+ * @a's end used under @b; for B_ALL_THEN_C @b is C and the end is first
+ * used under A//&@mid, every way.
+ */
+static void stack_sub(struct ctx *c, const struct stack_row *row,
+		      const struct prof *a, const struct prof *b,
+		      const struct prof *mid)
+{
+	struct __test_metadata *_metadata = c->metadata;
+	char label[3 * NAME_MAX_LEN + 8], mid_label[2 * NAME_MAX_LEN + 4];
+	char names[2][NAME_MAX_LEN], path[2][PATH_MAX];
+	const struct prof *const three[3] = { a, mid, b };
 	struct handoff h = {
 		.how = stack_params.how,
 		.onto = stack_params.onto,
@@ -190,52 +300,74 @@ static void stack_sub(struct ctx *c, const struct stack_row *row,
 		.creator = registered(c, a),
 		.user = registered(c, b),
 		.label = row->b == B_SAME ? registered(c, a) :
+			 mid ? stack3_of(c, three, label, sizeof(label)) :
 			 stack_of(c, a, b, label, sizeof(label)),
+		.mid = registered(c, mid),
+		.mid_label = mid ? stack_of(c, a, mid, mid_label,
+					    sizeof(mid_label)) : NULL,
+		.mid_warm = HANDOFF_WARM(HOP_WRITE) | HANDOFF_WARM(HOP_READ) |
+			    HANDOFF_WARM(HOP_FLOCK_SH) |
+			    HANDOFF_WARM(HOP_FLOCK_EX),
 		/* The peer stacks: its creator talks on with file ops. */
 		.creator_file_ops = stack_params.how == HANDOFF_FORK,
 	};
-	struct outcome want, got;
 	size_t w, o;
-	int ret;
 
 	if (c->collect) {
-		if (!h.creator || !h.user)
+		if (!h.creator || !h.user || (mid && !h.mid))
 			ksft_exit_fail_msg("cannot register more profiles\n");
 		return;
 	}
-	ASSERT_FALSE(!h.creator || !h.user || !h.label);
+	ASSERT_FALSE(!h.creator || !h.user || !h.label ||
+		     (mid && !h.mid_label));
 	c->subs++;
 	run_name(names[0], sizeof(names[0]), "end0");
 	run_name(names[1], sizeof(names[1]), "end1");
 	for (w = 0; w < 2; w++)
 		snprintf(path[w], sizeof(path[w]), "%s/%s",
 			 aa_policy_dir(policy), names[w]);
-	for (w = 0; w < ARRAY_SIZE(stack_warm); w++) {
-		for (o = 0; o < ARRAY_SIZE(stack_ops); o++) {
-			h.op = stack_ops[o];
-			h.warm = stack_warm[w].also |
-				 (stack_warm[w].op ? HANDOFF_WARM(h.op) : 0);
-			ret = handoff_run(&h, &got);
-			unlink(path[0]);
-			unlink(path[1]);
-			ASSERT_EQ(0, ret) {
-				TH_LOG("%s: cannot run: %s", row->desc,
-				       strerror(-ret));
-			}
-			want = stack_want(row, &h, c->v->abi);
-			snprintf(desc, sizeof(desc), "%s, %s, %s %s, by %s (%s)",
-				 handoff_shape_name(h.shape), row->desc,
-				 handoff_op_name(h.op), stack_warm[w].desc,
-				 stack_way_name(h.how, h.onto),
-				 row->why[c->v->abi]);
-			expect_outcome(_metadata, desc, "the user", want, &got);
-		}
-	}
+	for (o = 0; stack_params.uring && o < ARRAY_SIZE(stack_uring_ops); o++)
+		stack_op(c, row, &h, STACK_MORE_WARM, stack_uring_ops[o]);
+	if (stack_params.uring)
+		return;
+	/*
+	 * A stack of two steps uses the end every way under A//&B, which
+	 * makes what A did before it moot: one pass, A not using it.
+	 */
+	for (w = 0; w < (mid ? 1 : ARRAY_SIZE(stack_warm)); w++)
+		for (o = 0; o < ARRAY_SIZE(stack_ops); o++)
+			stack_op(c, row, &h, w, stack_ops[o]);
+	for (o = 0; row->more_ops && o < ARRAY_SIZE(stack_more_ops); o++)
+		stack_op(c, row, &h, STACK_MORE_WARM, stack_more_ops[o]);
+}
+
+/* The OLD ABI's unix rules of B_OTHER_PEER: every type but @type. */
+static void other_types(struct prof *p, int type)
+{
+	static const struct {
+		int type;
+		const char *name;
+	} types[] = {
+		{ SOCK_STREAM, "stream" },
+		{ SOCK_DGRAM, "dgram" },
+		{ SOCK_SEQPACKET, "seqpacket" },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(types); i++)
+		if (types[i].type != type)
+			prof_add(p, "  network unix %s,\n", types[i].name);
 }
 
 static void check_stack(struct ctx *c)
 {
 	struct prof a = { }, no_unix = { }, no_lock = { }, all = { };
+	/* Named (so not A), once for each ABI's policy. */
+	struct prof other_peer = { }, mid = {
+		.name = c->v->abi == AA_ABI_NEW ? "stack_mid_new" : "stack_mid_old",
+	};
+	const struct prof *b;
+	char peer[NAME_MAX_LEN];
 	size_t i;
 
 	/*
@@ -246,15 +378,46 @@ static void check_stack(struct ctx *c)
 	lacking(&a, c->v->abi, NULL);
 	prof_add(&a, "  /proc/*/attr/{apparmor/,}current w,\n  change_profile,\n");
 	prof_add(&a, "  /** rmix,\n  %s/* k,\n", aa_policy_dir(policy));
+	/* The B of a stack of two steps: under A//&B, C is put on too. */
+	lacking(&mid, c->v->abi, NULL);
+	prof_add(&mid, "  /proc/*/attr/{apparmor/,}current w,\n  change_profile,\n");
+	prof_add(&mid, "  /** rmix,\n  %s/* k,\n", aa_policy_dir(policy));
 	rules(&no_unix, "  /** rm,\n  %s/* k,\n", aa_policy_dir(policy));
 	rules(&no_lock, "  /** rm,\n");
 	lacking(&all, c->v->abi, NULL);
 	prof_add(&all, "  /** rm,\n  %s/* k,\n", aa_policy_dir(policy));
-	for (i = 0; i < ARRAY_SIZE(stack_rows); i++)
-		stack_sub(c, &stack_rows[i], &a,
-			  stack_rows[i].b == B_NO_UNIX ? &no_unix :
-			  stack_rows[i].b == B_NO_LOCK ? &no_lock :
-			  stack_rows[i].b == B_ALL ? &all : &a);
+	/* A peer label no process of the run has. */
+	run_name(peer, sizeof(peer), "stack_peer");
+	rules(&other_peer, "  /** rm,\n  %s/* k,\n", aa_policy_dir(policy));
+	if (c->v->abi == AA_ABI_NEW)
+		prof_add(&other_peer,
+			 "%s  unix (connect, send, receive) peer=(label=%s),\n",
+			 PEER_LOCAL_RULES, peer);
+	else
+		other_types(&other_peer, c->v->type);
+	for (i = 0; i < ARRAY_SIZE(stack_rows); i++) {
+		switch (stack_rows[i].b) {
+		case B_NO_UNIX:
+		case B_ALL_THEN_C:
+			b = &no_unix;
+			break;
+		case B_NO_LOCK:
+			b = &no_lock;
+			break;
+		case B_ALL:
+			b = &all;
+			break;
+		case B_OTHER_PEER:
+			b = &other_peer;
+			break;
+		default:
+			b = &a;
+		}
+		if (stack_params.uring && !stack_rows[i].more_ops && !c->collect)
+			continue;
+		stack_sub(c, &stack_rows[i], &a, b,
+			  stack_rows[i].b == B_ALL_THEN_C ? &mid : NULL);
+	}
 }
 
 /* clang-format off */
@@ -334,33 +497,51 @@ FIXTURE_VARIANT_ADD(stack_handoff, peer_seqpacket) {
 
 static void run_stack(struct __test_metadata *_metadata,
 		      enum handoff_how how, enum handoff_onto onto, int type,
-		      enum aa_abi abi)
+		      enum aa_abi abi, bool uring)
 {
 	struct variant v = {
 		.abi = abi,
 		.kind = KIND_UNNAMED,
 		.type = type,
 	};
+	int ret;
 
 	/* Older kernels revalidate unix sockets as other sockets. */
 	if (env.enabled && !env.have_v9_unix)
 		SKIP(return, "%s",
 		     "kernel without AppArmor network_v9/af_unix (6.17+): the unix socket revalidation these cases expect");
+	ret = uring ? handoff_uring_probe() : 0;
+	if (ret == -EOPNOTSUPP)
+		SKIP(return, "built without liburing (pkg-config liburing)");
+	if (ret)
+		SKIP(return, "io_uring unavailable: %s", strerror(-ret));
 	stack_params.how = how;
 	stack_params.onto = onto;
+	stack_params.uring = uring;
 	run_variant(_metadata, &v, true, check_stack);
 }
 
 TEST_F_TIMEOUT(stack_handoff, old_abi, HANDOFF_TEST_TIMEOUT)
 {
 	run_stack(_metadata, variant->how, variant->onto, variant->type,
-		  AA_ABI_OLD);
+		  AA_ABI_OLD, false);
 }
 
 TEST_F_TIMEOUT(stack_handoff, new_abi, HANDOFF_TEST_TIMEOUT)
 {
 	run_stack(_metadata, variant->how, variant->onto, variant->type,
-		  AA_ABI_NEW);
+		  AA_ABI_NEW, false);
+}
+
+/*
+ * io_uring's WRITE and READ, on the more_ops rows.  The NEW ABI's rules
+ * only: the ABI changes what B's rules say, which read() and write() ask
+ * under both, not the path these ops take to aa_file_perm().
+ */
+TEST_F_TIMEOUT(stack_handoff, io_uring, HANDOFF_TEST_TIMEOUT)
+{
+	run_stack(_metadata, variant->how, variant->onto, variant->type,
+		  AA_ABI_NEW, true);
 }
 
 static check_fn *const stack_checks_of_abi[] = {
