@@ -166,18 +166,11 @@ int perf_check_tolerance(const struct perf_entry *e, double given,
 	return perf_tolerance(e->nr_runs, e->spread, tol);
 }
 
-/* What each reason is, but for PERF_WHY_JUDGED: perf_decide() says. */
+/* The verdict of each reason, by enum perf_check_why, but the last. */
 static const enum perf_check_verdict verdict_of[] = {
-	[PERF_WHY_UNMEASURED] = PERF_CHECK_SKIP,
-	[PERF_WHY_CONFINED] = PERF_CHECK_SKIP,
-	[PERF_WHY_RECORDING] = PERF_CHECK_RECORD,
-	[PERF_WHY_NO_BASELINE] = PERF_CHECK_SKIP,
-	[PERF_WHY_ELSEWHERE] = PERF_CHECK_SKIP,
-	[PERF_WHY_BAD_BASELINE] = PERF_CHECK_FAIL,
-	[PERF_WHY_NO_ENTRY] = PERF_CHECK_SKIP,
-	[PERF_WHY_FEW_RUNS] = PERF_CHECK_FAIL,
-	[PERF_WHY_NOISY] = PERF_CHECK_SKIP,
-	[PERF_WHY_BAD_RATIOS] = PERF_CHECK_FAIL,
+	PERF_CHECK_SKIP, PERF_CHECK_SKIP, PERF_CHECK_RECORD, PERF_CHECK_SKIP,
+	PERF_CHECK_SKIP, PERF_CHECK_FAIL, PERF_CHECK_SKIP, PERF_CHECK_FAIL,
+	PERF_CHECK_SKIP, PERF_CHECK_FAIL,
 };
 
 static enum perf_check_why decide(const struct perf_check_base *base,
@@ -318,32 +311,20 @@ struct perf_check perf_check(const struct perf_check_base *base,
 	};
 
 	c.why = decide(base, set, s, &c);
-	if (c.why != PERF_WHY_JUDGED)
-		c.verdict = verdict_of[c.why];
-	else if (c.d.verdict == PERF_PASS)
-		c.verdict = PERF_CHECK_PASS;
-	else if (c.d.verdict == PERF_FAIL)
-		c.verdict = PERF_CHECK_FAIL;
-	else
-		c.verdict = PERF_CHECK_UNDECIDED;
+	/* PERF_PASS, _FAIL and _UNDECIDED are PERF_CHECK_'s in that order */
+	c.verdict = c.why == PERF_WHY_JUDGED ?
+		(enum perf_check_verdict)c.d.verdict : verdict_of[c.why];
 	reason(base, set, s, &c);
 	return c;
 }
 
 const char *perf_check_name(enum perf_check_verdict v)
 {
-	switch (v) {
-	case PERF_CHECK_PASS:
-		return "pass";
-	case PERF_CHECK_FAIL:
-		return "fail";
-	case PERF_CHECK_UNDECIDED:
-		return "undecided";
-	case PERF_CHECK_RECORD:
-		return "record";
-	default:
-		return "skip";
-	}
+	static const char * const names[] = {
+		"pass", "fail", "undecided", "skip", "record",
+	};
+
+	return names[v];
 }
 
 const char *perf_catches_text(double mde, char *buf, size_t len)
