@@ -30,9 +30,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "kselftest.h"
@@ -50,8 +48,6 @@
 #define PROFILE_PREFIX	"af_unix_send_perf"
 #define BASELINE_DIR	"/var/lib/apparmor-selftests"
 #define JSON_FORMAT	"af_unix_send_perf/2"
-/* The kernel command line word vmtest.sh --icount adds. */
-#define ICOUNT_WORD	"vmtest.icount=1"
 #define MAX_SIZES	16
 /* What KSFT_MACHINE_SLOW=yes multiplies the time budget by. */
 #define SLOW_BUDGET	10
@@ -68,7 +64,7 @@ static const char * const v_names[NR_V] = {
  * baseline or a verdict of something else.
  */
 static struct {
-	int cpu;
+	unsigned int cpu;	/* CPU_SETSIZE: the highest allowed */
 	unsigned int msgs, rounds, max_rounds, warmup, runs;
 	double budget_s;
 	double tolerance;	/* a fraction; NAN: from the baseline */
@@ -80,7 +76,7 @@ static struct {
 	bool budget_set;
 	enum { REC_NONE, REC_NEW, REC_ADD } record;
 } opts = {
-	.cpu = -1, .msgs = 8192, .rounds = PERF_DEFAULT_ROUNDS,
+	.cpu = CPU_SETSIZE, .msgs = 8192, .rounds = PERF_DEFAULT_ROUNDS,
 	.max_rounds = PERF_DEFAULT_MAX_ROUNDS, .warmup = 2,
 	.runs = PERF_DEFAULT_RUNS, .budget_s = PERF_DEFAULT_BUDGET_S,
 	.tolerance = NAN, .sizes = { 128 }, .nr_sizes = 1,
@@ -93,25 +89,23 @@ static void print_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: af_unix_send_perf [options]\n"
-		"  --sizes LIST       message sizes in bytes, %d..%d (default 128)\n"
-		"  --msgs N           messages per round and socket type (default 8192)\n"
-		"  --warmup N         warm-up rounds, 0..1000 (default 2)\n"
-		"  --rounds N         paired rounds before a verdict, 2..%d (default %d)\n"
-		"  --max-rounds N     paired rounds to decide at most (default %d)\n"
-		"  --budget SEC       time to decide at most, per verdict (default %g,\n"
-		"                     x%d with KSFT_MACHINE_SLOW=yes)\n"
-		"  --cpu N            CPU to pin to (default: highest allowed)\n"
-		"  --workloads LIST   sendmmsg,io_uring,send (default sendmmsg,io_uring)\n"
-		"  --variants LIST    unconfined,old-abi,new-abi (default all)\n"
-		"  --json PATH        write the results to PATH (format %s)\n"
-		"  --baseline PATH    baseline file (default %s/af_unix_send_perf.<machine-id>.baseline)\n"
-		"  --tolerance PCT    allowed ratio excess over the baseline, (0,100]\n"
-		"                     (default: from the spread of its runs, %g..%g)\n"
-		"  --record           measure --runs runs, each in a process of its own,\n"
-		"                     and store them as a new baseline\n"
-		"  --add-run          measure one run, add it to the baseline (or start one)\n"
-		"  --runs N           runs of a baseline, %d..%d (default %d): --record\n"
-		"                     measures them, --add-run judges it complete at them\n"
+		"  --sizes LIST      message sizes, %d..%d B (default 128)\n"
+		"  --workloads LIST  sendmmsg,io_uring,send (default sendmmsg,io_uring)\n"
+		"  --variants LIST   unconfined,old-abi,new-abi (default all)\n"
+		"  --msgs N          messages per round and socket type (default 8192)\n"
+		"  --warmup N        warm-up rounds, 0..1000 (default 2)\n"
+		"  --rounds N        paired rounds before a verdict, 2..%d (default %d)\n"
+		"  --max-rounds N    paired rounds to decide at most (default %d)\n"
+		"  --budget SEC      time to decide at most, per verdict (default %g,\n"
+		"                    x%d with KSFT_MACHINE_SLOW=yes)\n"
+		"  --cpu N           CPU to pin to (default: highest allowed)\n"
+		"  --json PATH       write the results to PATH (format %s)\n"
+		"  --baseline PATH   default %s/af_unix_send_perf.<machine-id>.baseline\n"
+		"  --tolerance PCT   allowed ratio excess over the baseline, (0,100]\n"
+		"                    (default: from the spread of its runs, %g..%g)\n"
+		"  --record          store --runs runs, each a process, as a new baseline\n"
+		"  --add-run         add one run to the baseline (or start one)\n"
+		"  --runs N          runs of a baseline, %d..%d (default %d)\n"
 		"Bad options exit 1 (KSFT_FAIL).\n",
 		WL_MIN_SIZE, WL_MAX_SIZE, PERF_MAX_ROUNDS, PERF_DEFAULT_ROUNDS,
 		PERF_DEFAULT_MAX_ROUNDS, PERF_DEFAULT_BUDGET_S, SLOW_BUDGET,
@@ -126,20 +120,6 @@ static void __noreturn bad_opt(const char *name, const char *val,
 	fprintf(stderr, "af_unix_send_perf: invalid --%s '%s': %s\n", name,
 		val, why);
 	exit(KSFT_FAIL);
-}
-
-static unsigned int opt_uint(const char *name, unsigned long long min,
-			     unsigned long long max)
-{
-	unsigned long long v;
-	char why[64];
-
-	if (perf_parse_uint(optarg, min, max, &v)) {
-		snprintf(why, sizeof(why), "expected an integer %llu..%llu",
-			 min, max);
-		bad_opt(name, optarg, why);
-	}
-	return v;
 }
 
 static unsigned int opt_names(const char *name, const char * const *names,
@@ -167,14 +147,16 @@ static unsigned int opt_names(const char *name, const char * const *names,
 
 static void parse_opts(int argc, char **argv)
 {
+	/* the numeric options: val indexes num[] */
 	static const struct option lo[] = {
+		{ "rounds", required_argument, NULL, 0 },
+		{ "max-rounds", required_argument, NULL, 1 },
+		{ "warmup", required_argument, NULL, 2 },
+		{ "msgs", required_argument, NULL, 3 },
+		{ "cpu", required_argument, NULL, 4 },
+		{ "runs", required_argument, NULL, 5 },
 		{ "sizes", required_argument, NULL, 's' },
-		{ "rounds", required_argument, NULL, 'r' },
-		{ "max-rounds", required_argument, NULL, 'M' },
 		{ "budget", required_argument, NULL, 'T' },
-		{ "warmup", required_argument, NULL, 'w' },
-		{ "msgs", required_argument, NULL, 'm' },
-		{ "cpu", required_argument, NULL, 'c' },
 		{ "workloads", required_argument, NULL, 'W' },
 		{ "variants", required_argument, NULL, 'V' },
 		{ "json", required_argument, NULL, 'j' },
@@ -182,14 +164,37 @@ static void parse_opts(int argc, char **argv)
 		{ "tolerance", required_argument, NULL, 't' },
 		{ "record", no_argument, NULL, 'R' },
 		{ "add-run", no_argument, NULL, 'A' },
-		{ "runs", required_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const struct {
+		unsigned int *v;
+		unsigned long long min, max;
+	} num[] = {
+		{ &opts.rounds, 2, PERF_MAX_ROUNDS },
+		{ &opts.max_rounds, 2, PERF_MAX_ROUNDS },
+		{ &opts.warmup, 0, 1000 },
+		{ &opts.msgs, 1, 1U << 30 },
+		{ &opts.cpu, 0, CPU_SETSIZE - 1 },
+		{ &opts.runs, PERF_MIN_RUNS, PERF_MAX_RUNS },
+	};
+	unsigned long long v;
 	bool max_set = false;
-	int c;
+	char why[64];
+	int c, i;
 
-	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "h", lo, &i)) != -1) {
+		if (c >= 0 && c < (int)ARRAY_SIZE(num)) {
+			if (perf_parse_uint(optarg, num[c].min, num[c].max, &v)) {
+				snprintf(why, sizeof(why),
+					 "expected an integer %llu..%llu",
+					 num[c].min, num[c].max);
+				bad_opt(lo[i].name, optarg, why);
+			}
+			*num[c].v = v;
+			max_set |= c == 1;
+			continue;
+		}
 		switch (c) {
 		case 's':
 			if (perf_parse_uint_list(optarg, WL_MIN_SIZE, WL_MAX_SIZE,
@@ -197,26 +202,10 @@ static void parse_opts(int argc, char **argv)
 				bad_opt("sizes", optarg,
 					"expected up to 16 sizes 8..65536, comma separated");
 			break;
-		case 'r':
-			opts.rounds = opt_uint("rounds", 2, PERF_MAX_ROUNDS);
-			break;
-		case 'M':
-			opts.max_rounds = opt_uint("max-rounds", 2, PERF_MAX_ROUNDS);
-			max_set = true;
-			break;
 		case 'T':
 			if (perf_parse_double(optarg, 0, 3600, &opts.budget_s))
 				bad_opt("budget", optarg, "expected seconds, 0..3600");
 			opts.budget_set = true;
-			break;
-		case 'w':
-			opts.warmup = opt_uint("warmup", 0, 1000);
-			break;
-		case 'm':
-			opts.msgs = opt_uint("msgs", 1, 1U << 30);
-			break;
-		case 'c':
-			opts.cpu = opt_uint("cpu", 0, CPU_SETSIZE - 1);
 			break;
 		case 'W':
 			opts.wl_mask = opt_names("workloads", wl_names, NR_WL);
@@ -248,9 +237,6 @@ static void parse_opts(int argc, char **argv)
 					"--record and --add-run exclude each other");
 			opts.record = c == 'R' ? REC_NEW : REC_ADD;
 			break;
-		case 'n':
-			opts.runs = opt_uint("runs", PERF_MIN_RUNS, PERF_MAX_RUNS);
-			break;
 		case 'h':
 			print_usage(stdout);
 			exit(KSFT_PASS);
@@ -275,128 +261,24 @@ static void parse_opts(int argc, char **argv)
 	}
 }
 
-/* What the run is on: printed, written to the JSON, held to the baseline. */
-static struct {
-	struct utsname uts;
-	char label[256];
-	struct aa_env aa;
-	bool unconfined, icount, machine_slow;
-	struct perf_identity id;
-	struct perf_system sys;
-	char cmdline[4096], clocksource[64], preempt[128];
-	char time[32];		/* UTC, ISO 8601 */
-	char debug[64];		/* "lockdep, kmemleak", or "" */
-	double clock_ns;	/* cost of one clock_gettime() */
-} env;
-
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-static void read_or(const char *path, char *buf, size_t len, const char *dflt)
-{
-	if (aa_read_line(path, buf, len) || !buf[0])
-		snprintf(buf, len, "%s", dflt);
-}
-
-static void cpu_model(char *buf, size_t len)
-{
-	char line[512], *p;
-	FILE *f = fopen("/proc/cpuinfo", "re");
-
-	snprintf(buf, len, "unknown");
-	while (f && fgets(line, sizeof(line), f)) {
-		p = strchr(line, ':');
-		if (strncmp(line, "model name", 10) || !p)
-			continue;
-		p += strspn(p + 1, " \t") + 1;
-		p[strcspn(p, "\n")] = '\0';
-		if (*p)
-			snprintf(buf, len, "%s", p);
-		break;
-	}
-	if (f)
-		fclose(f);
-}
-
-static void env_probe(void)
-{
-	const char *slow = getenv("KSFT_MACHINE_SLOW"), *v, *w;
-	time_t t = time(NULL);
-	bool lockdep, kmemleak;
-	struct timespec ts;
-	double t0;
-	int i;
-
-	uname(&env.uts);
-	aa_env_probe(&env.aa);
-	if (aa_task_label(env.label, sizeof(env.label)))
-		snprintf(env.label, sizeof(env.label), "none (no AppArmor label)");
-	env.unconfined = !strcmp(env.label, "unconfined");
-	read_or("/proc/cmdline", env.cmdline, sizeof(env.cmdline), "");
-	for (w = env.cmdline; (w = strstr(w, ICOUNT_WORD)); w++)
-		if ((w == env.cmdline || w[-1] == ' ') &&
-		    (!w[strlen(ICOUNT_WORD)] || w[strlen(ICOUNT_WORD)] == ' '))
-			env.icount = true;
-	env.machine_slow = slow && !strcmp(slow, "yes");
-	read_or("/etc/machine-id", env.id.machine_id,
-		sizeof(env.id.machine_id), "none");
-	cpu_model(env.id.cpu_model, sizeof(env.id.cpu_model));
-	snprintf(env.sys.kernel, sizeof(env.sys.kernel), "%s", env.uts.release);
-	read_or("/sys/kernel/security/lsm", env.sys.lsm, sizeof(env.sys.lsm),
-		"unreadable");
-	env.sys.apparmor = env.aa.enabled;
-	read_or("/sys/devices/system/clocksource/clocksource0/current_clocksource",
-		env.clocksource, sizeof(env.clocksource), "unknown");
-	/* debugfs has the dynamic model; else what the build says */
-	v = env.uts.version;
-	if (aa_read_line("/sys/kernel/debug/sched/preempt", env.preempt,
-			 sizeof(env.preempt)))
-		snprintf(env.preempt, sizeof(env.preempt), "%s",
-			 strstr(v, "PREEMPT_RT") ? "PREEMPT_RT" :
-			 strstr(v, "PREEMPT_DYNAMIC") ?
-			 "PREEMPT_DYNAMIC (model not readable)" :
-			 strstr(v, "PREEMPT") ? "PREEMPT" : "none or voluntary");
-	/*
-	 * Lockdep and kmemleak cost every lock and allocation more than the
-	 * send path's own work: timings there say nothing of what ships.
-	 */
-	lockdep = !access("/proc/lockdep", F_OK);
-	kmemleak = !access("/sys/kernel/debug/kmemleak", F_OK);
-	snprintf(env.debug, sizeof(env.debug), "%s%s%s",
-		 lockdep ? "lockdep" : "", lockdep && kmemleak ? ", " : "",
-		 kmemleak ? "kmemleak" : "");
-	strftime(env.time, sizeof(env.time), "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
-	/* every timed batch interval contains about one clock_gettime() */
-	t0 = now_ns();
-	for (i = 0; i < 100000; i++)
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-	env.clock_ns = (now_ns() - t0) / 100000;
-}
+static struct wl_env env;
 
 static void env_print(void)
 {
-	perf_info("kernel: %s %s\n", env.uts.release, env.uts.version);
-	perf_info("apparmor label: %s%s\n", env.label,
+	perf_info("kernel: %s %s; apparmor label: %s%s\n", env.uts.release,
+		  env.uts.version, env.label,
 		  env.unconfined ? " (unconfined, as required)" : "");
-	perf_info("lsm: %s; apparmor %s\n", env.sys.lsm,
-		  env.sys.apparmor ? "enabled" : "not enabled");
-	perf_info("cpu: %s; machine-id: %s\n", env.id.cpu_model,
-		  env.id.machine_id);
-	perf_info("clocksource: %s; preempt: %s\n", env.clocksource,
-		  env.preempt);
-	perf_info("icount: %s (kernel command line word %s); KSFT_MACHINE_SLOW: %s\n",
-		  env.icount ? "yes" : "no", ICOUNT_WORD,
-		  env.machine_slow ? "yes" : "no");
+	perf_info("lsm: %s; apparmor %s; cpu: %s; machine-id: %s\n",
+		  env.sys.lsm, env.sys.apparmor ? "enabled" : "not enabled",
+		  env.id.cpu_model, env.id.machine_id);
+	perf_info("clocksource: %s; preempt: %s; icount: %s (kernel command line word %s); KSFT_MACHINE_SLOW: %s\n",
+		  env.clocksource, env.preempt, env.icount ? "yes" : "no",
+		  ICOUNT_WORD, env.machine_slow ? "yes" : "no");
 	perf_info("clock_gettime: %.1f ns per call, about %.2f ns/msg at batch %u (reported, not subtracted)\n",
 		  env.clock_ns, env.clock_ns / BATCH, BATCH);
 	perf_info("settings: batch %u, %u msgs/round, %u warm-up + %u paired rounds, then up to %u rounds or %g s to decide\n",
-		  BATCH, opts.msgs, opts.warmup, opts.rounds,
-		  opts.max_rounds, opts.budget_s);
+		  BATCH, opts.msgs, opts.warmup, opts.rounds, opts.max_rounds,
+		  opts.budget_s);
 }
 
 /*
@@ -496,8 +378,15 @@ static void json_write(void)
  * Every result goes through here: kselftest.h counts in static variables,
  * one set in each file, and this file's set numbers and totals them.
  */
-static void result(int code, const char *tag, const char *msg)
+static void __printf(3, 4) result(int code, const char *tag,
+				  const char *fmt, ...)
 {
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
 	if (code == KSFT_PASS)
 		ksft_test_result_pass("%s: %s\n", tag, msg);
 	else if (code == KSFT_SKIP)
@@ -548,12 +437,12 @@ static void run_series(int wl, unsigned int size, double base, double tol,
 		bool warm = round < opts.warmup;
 
 		if (!warm && r->n == opts.rounds)
-			t_extra = now_ns();
+			t_extra = wl_now_ns();
 		if (!warm && r->n >= opts.rounds) {
 			done = !(base > 0) ||
 				(!perf_decide(r->ratios, r->n, base, tol, &d) &&
 				 d.verdict != PERF_UNDECIDED);
-			if (!perf_more(done, r->n, (now_ns() - t_extra) / 1e9,
+			if (!perf_more(done, r->n, (wl_now_ns() - t_extra) / 1e9,
 				       &budget))
 				break;
 		}
@@ -581,7 +470,7 @@ static void run_series(int wl, unsigned int size, double base, double tol,
 		}
 		r->n++;
 	}
-	r->extra_s = (now_ns() - t_extra) / 1e9;
+	r->extra_s = (wl_now_ns() - t_extra) / 1e9;
 	r->status = KSFT_PASS;
 	for (st = 0; st < NR_S; st++)
 		perf_summarize(r->ns[st], r->n, &r->sum[st]);
@@ -640,7 +529,7 @@ static bool report_series(int v, int wl, unsigned int size,
 			  const struct series *r)
 {
 	unsigned long long ok, bad;
-	char tag[96], msg[256];
+	char tag[96];
 	size_t i;
 	int s;
 
@@ -654,7 +543,7 @@ static bool report_series(int v, int wl, unsigned int size,
 			jstr("reason", r->reason);
 			fputc('}', jf);
 		}
-		result(r->status, tag, r->reason);
+		result(r->status, tag, "%s", r->reason);
 		return false;
 	}
 	for (s = 0; s < NR_S; s++) {
@@ -683,18 +572,15 @@ static bool report_series(int v, int wl, unsigned int size,
 		  tag, r->ratio.mean, r->ratio.lo, r->ratio.hi, r->n);
 	ok = r->cnt[0].validated + r->cnt[1].validated;
 	bad = r->cnt[0].failures + r->cnt[1].failures;
-	if (bad) {
-		snprintf(msg, sizeof(msg),
-			 "%llu validation failures (%llu messages ok)", bad, ok);
-		result(KSFT_FAIL, tag, msg);
-		return false;
-	}
-	snprintf(msg, sizeof(msg),
-		 "%llu messages validated, dgram %.1f seqpacket %.1f ns/msg, ratio %.4f",
-		 ok, r->sum[S_DGRAM].mean, r->sum[S_SEQPACKET].mean,
-		 r->ratio.mean);
-	result(KSFT_PASS, tag, msg);
-	return true;
+	if (bad)
+		result(KSFT_FAIL, tag, "%llu validation failures (%llu messages ok)",
+		       bad, ok);
+	else
+		result(KSFT_PASS, tag,
+		       "%llu messages validated, dgram %.1f seqpacket %.1f ns/msg, ratio %.4f",
+		       ok, r->sum[S_DGRAM].mean, r->sum[S_SEQPACKET].mean,
+		       r->ratio.mean);
+	return !bad;
 }
 
 /*
@@ -860,7 +746,7 @@ static void verdict(int code, const char *tag, const char *name,
 		jnum("baseline_spread", e ? e->spread : NAN);
 		fputc('}', jf);
 	}
-	result(code, tag, c->reason);
+	result(code, tag, "%s", c->reason);
 }
 
 /* --record and --add-run: the series' runs go into the baseline. */
@@ -968,50 +854,6 @@ static void check_baseline(int wl, unsigned int size, bool usable,
 	verdict(codes[c.verdict], tag, perf_check_name(c.verdict), wl, size, &c);
 }
 
-static int store_baseline(char *err, size_t errlen)
-{
-	if (!opts.record || base.state != PERF_BASE_RECORD)
-		return 0;
-	if (base.record_failed || !base.b.nr_entries) {
-		perf_info("baseline NOT written: some entries could not be recorded\n");
-		return 0;
-	}
-	mkdir(BASELINE_DIR, 0755);
-	if (perf_baseline_store(opts.baseline, &base.b, err, errlen))
-		return -1;
-	perf_info("baseline with %zu entries, recorded on kernel %s, written to %s\n",
-		  base.b.nr_entries, base.b.sys.kernel, opts.baseline);
-	return 0;
-}
-
-/*
- * Pin to one CPU so that migrations do not land inside a timed batch; the
- * highest allowed CPU by default, as seccomp_benchmark does, because CPU 0
- * tends to take more interrupts.
- */
-static void pin_cpu(void)
-{
-	cpu_set_t set;
-	int cpu;
-
-	if (sched_getaffinity(0, sizeof(set), &set))
-		ksft_exit_fail_perror("sched_getaffinity");
-	if (opts.cpu < 0) {
-		for (cpu = CPU_SETSIZE - 1; cpu > 0 && !CPU_ISSET(cpu, &set); cpu--)
-			;
-		opts.cpu = cpu;
-	} else if (!CPU_ISSET(opts.cpu, &set)) {
-		fprintf(stderr, "af_unix_send_perf: invalid --cpu '%d': not in the allowed set\n",
-			opts.cpu);
-		exit(KSFT_FAIL);
-	}
-	CPU_ZERO(&set);
-	CPU_SET(opts.cpu, &set);
-	if (sched_setaffinity(0, sizeof(set), &set))
-		ksft_exit_fail_perror("sched_setaffinity");
-	perf_info("pinned to CPU %d\n", opts.cpu);
-}
-
 static void run_variant(int v, struct series *shared)
 {
 	const char *skip = NULL;
@@ -1059,15 +901,12 @@ int main(int argc, char **argv)
 	char err[PERF_ERR_MAX];
 	unsigned int per, plan;
 	struct series *shared;
-	double t0 = now_ns();
+	double t0 = wl_now_ns();
 	int v;
 
 	parse_opts(argc, argv);
 	ksft_print_header();
-	env_probe();
-	if (env.debug[0])
-		ksft_exit_skip("a debug kernel (%s): its timings are not the kernel's\n",
-			       env.debug);
+	wl_env_probe(&env);
 	/* the ratio is its own control, a slow machine only needs more time */
 	if (env.machine_slow && !opts.budget_set)
 		opts.budget_s *= SLOW_BUDGET;
@@ -1076,7 +915,8 @@ int main(int argc, char **argv)
 	if (opts.v_mask & (1U << V_UNCONFINED))
 		plan += per;
 	ksft_set_plan(plan);
-	pin_cpu();
+	opts.cpu = wl_pin_cpu(opts.cpu);
+	perf_info("pinned to CPU %u\n", opts.cpu);
 	env_print();
 	load_baseline();
 	for (v = 0; opts.json && v < NR_J; v++) {
@@ -1092,9 +932,17 @@ int main(int argc, char **argv)
 		if (opts.v_mask & (1U << v))
 			run_variant(v, shared);
 	json_write();
-	if (store_baseline(err, sizeof(err)))
-		ksft_exit_fail_msg("storing the baseline failed: %s\n", err);
-	perf_info("total run time %.1f s\n", (now_ns() - t0) / 1e9);
+	if (opts.record && base.state == PERF_BASE_RECORD &&
+	    (base.record_failed || !base.b.nr_entries)) {
+		perf_info("baseline NOT written: some entries could not be recorded\n");
+	} else if (opts.record && base.state == PERF_BASE_RECORD) {
+		mkdir(BASELINE_DIR, 0755);
+		if (perf_baseline_store(opts.baseline, &base.b, err, sizeof(err)))
+			ksft_exit_fail_msg("storing the baseline failed: %s\n", err);
+		perf_info("baseline with %zu entries, recorded on kernel %s, written to %s\n",
+			  base.b.nr_entries, base.b.sys.kernel, opts.baseline);
+	}
+	perf_info("total run time %.1f s\n", (wl_now_ns() - t0) / 1e9);
 	munmap(shared, sizeof(*shared));
 	ksft_finished();
 }
