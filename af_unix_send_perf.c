@@ -51,8 +51,6 @@
 #define MAX_SIZES	16
 /* What KSFT_MACHINE_SLOW=yes multiplies the time budget by. */
 #define SLOW_BUDGET	10
-/* Messages per send batch: part of a baseline's settings. */
-#define BATCH		32
 
 enum { V_UNCONFINED, V_OLD, V_NEW, NR_V };
 static const char * const v_names[NR_V] = {
@@ -275,9 +273,9 @@ static void env_print(void)
 		  env.clocksource, env.preempt, env.icount ? "yes" : "no",
 		  ICOUNT_WORD, env.machine_slow ? "yes" : "no");
 	perf_info("clock_gettime: %.1f ns per call, about %.2f ns/msg at batch %u (reported, not subtracted)\n",
-		  env.clock_ns, env.clock_ns / BATCH, BATCH);
+		  env.clock_ns, env.clock_ns / WL_BATCH, WL_BATCH);
 	perf_info("settings: batch %u, %u msgs/round, %u warm-up + %u paired rounds, then up to %u rounds or %g s to decide\n",
-		  BATCH, opts.msgs, opts.warmup, opts.rounds, opts.max_rounds,
+		  WL_BATCH, opts.msgs, opts.warmup, opts.rounds, opts.max_rounds,
 		  opts.budget_s);
 }
 
@@ -362,7 +360,7 @@ static void json_write(void)
 	fprintf(jf,
 		",\n  \"apparmor\": %s, \"icount\": %s, \"batch\": %u, \"msgs_per_round\": %u, \"rounds\": %u, \"warmup\": %u",
 		env.sys.apparmor ? "true" : "false",
-		env.icount ? "true" : "false", BATCH, opts.msgs, opts.rounds,
+		env.icount ? "true" : "false", WL_BATCH, opts.msgs, opts.rounds,
 		opts.warmup);
 	for (i = 0; i < NR_J; i++) {
 		fclose(jl[i].f);
@@ -430,7 +428,7 @@ static void run_series(int wl, unsigned int size, double base, double tol,
 	memset(r, 0, sizeof(*r));
 	r->status = KSFT_FAIL;
 	for (st = 0; st < NR_S; st++)
-		if (wl_init(&c[st], s_types[st], wl, size, BATCH, r->reason,
+		if (wl_init(&c[st], s_types[st], wl, size, r->reason,
 			    sizeof(r->reason), &skip))
 			goto out;
 	for (round = 0;; round++) {
@@ -639,7 +637,7 @@ static struct {
 static void load_baseline(void)
 {
 	const struct perf_settings set = {
-		BATCH, opts.msgs, opts.warmup, env.icount,
+		WL_BATCH, opts.msgs, opts.warmup, env.icount,
 	};
 	char err[PERF_ERR_MAX];
 	enum perf_match m;

@@ -36,11 +36,6 @@ void wl_free(struct sock_ctx *c)
 	if (c->sv[1] >= 0)
 		close(c->sv[1]);
 	free(c->sbuf);
-	free(c->rbuf);
-	free(c->siov);
-	free(c->riov);
-	free(c->smsg);
-	free(c->rmsg);
 	memset(c, 0, sizeof(*c));
 	c->sv[0] = c->sv[1] = -1;
 }
@@ -52,7 +47,7 @@ static int ring_init(struct sock_ctx *c, char *reason, size_t rlen)
 	char buf[16];
 	int ret;
 
-	ret = io_uring_queue_init(c->batch, &c->ring, 0);
+	ret = io_uring_queue_init(WL_BATCH, &c->ring, 0);
 	if (ret) {
 		if (aa_read_line("/proc/sys/kernel/io_uring_disabled", buf,
 				 sizeof(buf)))
@@ -229,24 +224,22 @@ static void set_sndbuf(int fd, int bytes)
 static int fit_batch(struct sock_ctx *c, char *reason, size_t rlen)
 {
 	struct wl_count cnt = { 0 };
-	int ask = c->batch * (c->size + 1024), r, err = 0, tries;
+	int ask = WL_BATCH * (c->size + 1024), r, err = 0, tries;
 	char wmem[32];
 
 	for (tries = 0; tries < 16; tries++) {
 		if (sndbuf(c->sv[0]) < ask)
 			set_sndbuf(c->sv[0], ask);
-		fill_batch(c, c->batch);
-		r = sendmmsg(c->sv[0], c->smsg, c->batch, MSG_DONTWAIT);
+		fill_batch(c, WL_BATCH);
+		r = sendmmsg(c->sv[0], c->smsg, WL_BATCH, MSG_DONTWAIT);
 		err = r < 0 ? errno : 0;
 		drain_batch(c, r > 0 ? r : 0, &cnt);
 		if (cnt.failures) {
 			snprintf(reason, rlen, "probe batch arrived damaged");
 			return -1;
 		}
-		if (r == (int)c->batch) {
-			c->sndbuf = sndbuf(c->sv[0]);
+		if (r == (int)WL_BATCH)
 			return 0;
-		}
 		if (r < 0 && err != EAGAIN && err != EMSGSIZE && err != ENOBUFS)
 			break;
 		if (ask > (1 << 28))
@@ -257,13 +250,13 @@ static int fit_batch(struct sock_ctx *c, char *reason, size_t rlen)
 		snprintf(wmem, sizeof(wmem), "?");
 	snprintf(reason, rlen,
 		 "a batch of %u x %u B does not fit in the send buffer (SO_SNDBUF %d, net.core.wmem_max %s; SO_SNDBUFFORCE needs CAP_NET_ADMIN): %s",
-		 c->batch, c->size, sndbuf(c->sv[0]), wmem,
+		 WL_BATCH, c->size, sndbuf(c->sv[0]), wmem,
 		 err ? strerror(err) : "short send");
 	return -1;
 }
 
 int wl_init(struct sock_ctx *c, int type, int workload, unsigned int size,
-	    unsigned int batch, char *reason, size_t rlen, bool *skip)
+	    char *reason, size_t rlen, bool *skip)
 {
 	unsigned int i;
 
@@ -271,26 +264,21 @@ int wl_init(struct sock_ctx *c, int type, int workload, unsigned int size,
 	c->sv[0] = c->sv[1] = -1;
 	c->workload = workload;
 	c->size = size;
-	c->batch = batch;
 	*skip = false;
 	if (socketpair(AF_UNIX, type | SOCK_CLOEXEC, 0, c->sv)) {
 		snprintf(reason, rlen, "socketpair: %s", strerror(errno));
 		return -1;
 	}
-	c->sbuf = calloc(batch, size);
-	c->rbuf = calloc(batch, size);
-	c->siov = calloc(batch, sizeof(*c->siov));
-	c->riov = calloc(batch, sizeof(*c->riov));
-	c->smsg = calloc(batch, sizeof(*c->smsg));
-	c->rmsg = calloc(batch, sizeof(*c->rmsg));
-	if (!c->sbuf || !c->rbuf || !c->siov || !c->riov || !c->smsg || !c->rmsg) {
+	/* the receive buffers follow the send buffers */
+	c->sbuf = calloc(2 * WL_BATCH, size);
+	if (!c->sbuf) {
 		snprintf(reason, rlen, "out of memory");
 		return -1;
 	}
-	for (i = 0; i < batch; i++) {
+	for (i = 0; i < WL_BATCH; i++) {
 		c->siov[i].iov_base = c->sbuf + (size_t)i * size;
 		c->siov[i].iov_len = size;
-		c->riov[i].iov_base = c->rbuf + (size_t)i * size;
+		c->riov[i].iov_base = c->sbuf + (size_t)(WL_BATCH + i) * size;
 		c->riov[i].iov_len = size;
 		c->smsg[i].msg_hdr.msg_iov = &c->siov[i];
 		c->smsg[i].msg_hdr.msg_iovlen = 1;
@@ -324,7 +312,7 @@ int wl_round(struct sock_ctx *c, unsigned int msgs, struct wl_count *cnt,
 	int ret, err;
 
 	while (left) {
-		n = left < c->batch ? left : c->batch;
+		n = left < WL_BATCH ? left : WL_BATCH;
 		fill_batch(c, n);
 		prep_batch(c, n);
 		clock_gettime(CLOCK_MONOTONIC, &t0);

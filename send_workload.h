@@ -23,7 +23,8 @@
 
 #define WL_MIN_SIZE	8	/* room for the sequence number */
 #define WL_MAX_SIZE	65536
-#define WL_MAX_BATCH	1024
+/* Messages per send batch: part of a baseline's settings. */
+#define WL_BATCH	32
 
 enum { WL_SENDMMSG, WL_IOURING, WL_SEND, NR_WL };
 enum { S_DGRAM, S_SEQPACKET, NR_S };
@@ -42,14 +43,9 @@ struct sock_ctx {
 	int sv[2];		/* sv[0] sends, sv[1] receives */
 	int workload;
 	unsigned int size;
-	unsigned int batch;
-	int sndbuf;		/* what the send buffer ended up as */
-	char *sbuf;
-	char *rbuf;
-	struct iovec *siov;
-	struct iovec *riov;
-	struct mmsghdr *smsg;
-	struct mmsghdr *rmsg;
+	char *sbuf;		/* WL_BATCH messages to send, then to receive */
+	struct iovec siov[WL_BATCH], riov[WL_BATCH];
+	struct mmsghdr smsg[WL_BATCH], rmsg[WL_BATCH];
 	uint64_t seq;
 	bool have_ring;
 #ifdef HAVE_LIBURING
@@ -63,7 +59,7 @@ struct sock_ctx {
  * something missing (io_uring) rather than a failure.
  */
 int wl_init(struct sock_ctx *c, int type, int workload, unsigned int size,
-	    unsigned int batch, char *reason, size_t rlen, bool *skip);
+	    char *reason, size_t rlen, bool *skip);
 /* Also after a failed wl_init(), and twice. */
 void wl_free(struct sock_ctx *c);
 /*
