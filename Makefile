@@ -72,5 +72,5 @@ $(OUTPUT)/af_unix_send_perf: CFLAGS += $(URING_CFLAGS) $(APPARMOR_CFLAGS)
 $(OUTPUT)/af_unix_send_perf: LDLIBS += $(URING_LIBS) $(APPARMOR_LIBS) -lm
 $(OUTPUT)/perf_verdict_test: perf_verdict_test.c perf_verdict.c
 $(OUTPUT)/perf_verdict_test: LDLIBS += -lm
-$(OUTPUT)/perf_baseline_test: perf_baseline_test.c perf_baseline.c perf_verdict.c
+$(OUTPUT)/perf_baseline_test: perf_baseline_test.c perf_baseline.c
 $(OUTPUT)/perf_baseline_test: LDLIBS += -lm

@@ -18,7 +18,6 @@
 #include <unistd.h>
 
 #include "perf_baseline.h"
-#include "perf_verdict.h"
 
 /* The largest file: every entry full of runs, about 80 bytes a line. */
 #define FILE_MAX	(PERF_MAX_ENTRIES * (PERF_MAX_RUNS + 1) * 80 + 4096)
@@ -548,23 +547,27 @@ const struct perf_entry *perf_baseline_find(const struct perf_baseline *b,
 	return NULL;
 }
 
-/* The entry's mean, spread and mean times, from its runs. */
+/*
+ * The entry's mean, spread (sample stdev / mean) and mean times, from its
+ * runs: as perf_summarize() computes them, but here, since perf_verdict.c
+ * judges with an entry and so stands above this file.
+ */
 static void summarize(struct perf_entry *e)
 {
-	double v[PERF_MAX_RUNS], dgram = 0, seqpacket = 0;
-	struct perf_summary sum;
-	size_t i;
+	double ratio = 0, dgram = 0, seqpacket = 0, ss = 0;
+	size_t i, n = e->nr_runs;
 
-	for (i = 0; i < e->nr_runs; i++) {
-		v[i] = e->runs[i].ratio;
+	for (i = 0; i < n; i++) {
+		ratio += e->runs[i].ratio;
 		dgram += e->runs[i].dgram_ns;
 		seqpacket += e->runs[i].seqpacket_ns;
 	}
-	perf_summarize(v, e->nr_runs, &sum);
-	e->ratio = sum.mean;
-	e->spread = sum.cv;
-	e->dgram_ns = dgram / e->nr_runs;
-	e->seqpacket_ns = seqpacket / e->nr_runs;
+	e->ratio = ratio / n;
+	for (i = 0; i < n; i++)
+		ss += (e->runs[i].ratio - e->ratio) * (e->runs[i].ratio - e->ratio);
+	e->spread = n > 1 && e->ratio != 0 ? sqrt(ss / (n - 1)) / e->ratio : 0;
+	e->dgram_ns = dgram / n;
+	e->seqpacket_ns = seqpacket / n;
 }
 
 int perf_baseline_add_run(struct perf_baseline *b, const char *workload,
