@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,139 +167,72 @@ int perf_check_tolerance(const struct perf_entry *e, double given,
 	return perf_tolerance(e->nr_runs, e->spread, tol);
 }
 
-/* The verdict of each reason, by enum perf_check_why, but the last. */
-static const enum perf_check_verdict verdict_of[] = {
-	PERF_CHECK_SKIP, PERF_CHECK_SKIP, PERF_CHECK_RECORD, PERF_CHECK_SKIP,
-	PERF_CHECK_SKIP, PERF_CHECK_FAIL, PERF_CHECK_SKIP, PERF_CHECK_FAIL,
-	PERF_CHECK_SKIP, PERF_CHECK_FAIL,
-};
-
-static enum perf_check_why decide(const struct perf_check_base *base,
-				  const struct perf_check_settings *set,
-				  const struct perf_check_series *s,
-				  struct perf_check *c)
+/* How the check ended, its verdict and the reason its lines give. */
+static void ended(struct perf_check *c, enum perf_check_why why,
+		  enum perf_check_verdict v, const char *fmt, ...)
 {
-	const struct perf_entry *e = base->entry;
+	va_list ap;
+
+	c->why = why;
+	c->verdict = v;
+	va_start(ap, fmt);
+	vsnprintf(c->reason, sizeof(c->reason), fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * Against entry @e of the baseline at @path.  Each verdict line says what
+ * it was decided on and what it would catch.
+ */
+static void against_entry(const struct perf_check_settings *set,
+			  const struct perf_check_series *s, const char *path,
+			  const struct perf_entry *e, struct perf_check *c)
+{
+	const struct perf_decision *d = &c->d;
 	double tol;
+	char buf[64];
 	int ret;
 
-	/* In this order: what each reason says presumes the ones before. */
-	if (!s->usable)
-		return PERF_WHY_UNMEASURED;
-	if (s->confined)
-		return PERF_WHY_CONFINED;
-	switch (base->state) {
-	case PERF_BASE_RECORD:
-		return PERF_WHY_RECORDING;
-	case PERF_BASE_MISSING:
-		return PERF_WHY_NO_BASELINE;
-	case PERF_BASE_ELSEWHERE:
-		return PERF_WHY_ELSEWHERE;
-	case PERF_BASE_BAD:
-		return PERF_WHY_BAD_BASELINE;
-	case PERF_BASE_OK:
-		break;
-	}
-	if (!e)
-		return PERF_WHY_NO_ENTRY;
 	c->entry = e;
 	ret = perf_check_tolerance(e, set->tolerance, &tol);
 	/* too few runs is the recorder's mistake, too wide a spread is not */
-	if (ret == -EINVAL)
-		return PERF_WHY_FEW_RUNS;
+	if (ret == -EINVAL) {
+		ended(c, PERF_WHY_FEW_RUNS, PERF_CHECK_FAIL,
+		      "bad baseline: %s has %zu runs of it, a tolerance needs %d (run_perf.sh record takes %d), or give --tolerance",
+		      path, e->nr_runs, PERF_MIN_RUNS, PERF_DEFAULT_RUNS);
+		return;
+	}
 	if (ret) {
 		c->noisy_tol = tol;
-		return PERF_WHY_NOISY;
+		ended(c, PERF_WHY_NOISY, PERF_CHECK_SKIP,
+		      "baseline too noisy to judge with: its %zu runs spread %.2f%%, a tolerance of %.2f%% over the %g%% cap; record on a quiet machine, or give --tolerance",
+		      e->nr_runs, e->spread * 100, tol * 100, PERF_TOL_CAP * 100);
+		return;
 	}
 	c->tolerance = tol;
-	if (perf_decide(s->ratios, s->n, e->ratio, tol, &c->d))
-		return PERF_WHY_BAD_RATIOS;
-	c->limit = c->d.limit;
-	c->catches = perf_mde(tol, e->nr_runs, e->spread,
-			      c->d.ci.half / e->ratio);
-	return PERF_WHY_JUDGED;
-}
-
-/* Each verdict line says what it was decided on and what it would catch. */
-static void judged(const struct perf_check_settings *set,
-		   const struct perf_check_series *s, struct perf_check *c)
-{
-	const struct perf_decision *d = &c->d;
-	double base = c->entry->ratio, tol = c->tolerance * 100;
-	bool above = d->lean_pct > 0;
-	char buf[64];
-
-	perf_catches_text(c->catches, buf, sizeof(buf));
-	if (c->verdict == PERF_CHECK_PASS)
-		snprintf(c->reason, sizeof(c->reason),
-			 "ratio %.4f within %.2f%% of %.4f (95%% CI high %.4f <= limit %.4f); %s",
-			 d->ci.mean, tol, base, d->ci.hi, c->limit, buf);
-	else if (c->verdict == PERF_CHECK_FAIL)
-		snprintf(c->reason, sizeof(c->reason),
-			 "ratio %.4f (95%% CI low %.4f) exceeds baseline %.4f by more than %.2f%% (limit %.4f); %s",
-			 d->ci.mean, d->ci.lo, base, tol, c->limit, buf);
-	else
-		snprintf(c->reason, sizeof(c->reason),
-			 "undecided after %zu rounds and %.1f s (budget %u rounds, %g s): leans to %s, ratio %.4f is %.2f%% %s the limit %.4f, 95%% CI [%.4f, %.4f]; %s",
-			 s->n, s->extra_s, set->max_rounds, set->budget_s,
-			 above ? "FAIL" : "PASS", d->ci.mean,
-			 fabs(d->lean_pct), above ? "above" : "below",
-			 c->limit, d->ci.lo, d->ci.hi, buf);
-}
-
-static void reason(const struct perf_check_base *base,
-		   const struct perf_check_settings *set,
-		   const struct perf_check_series *s, struct perf_check *c)
-{
-	const struct perf_entry *e = c->entry;
-	const size_t len = sizeof(c->reason);
-
-	switch (c->why) {
-	case PERF_WHY_UNMEASURED:
-		snprintf(c->reason, len, "no valid measurement");
-		break;
-	case PERF_WHY_CONFINED:
-		snprintf(c->reason, len,
-			 "task is confined ('%s'), run it unconfined", s->label);
-		break;
-	case PERF_WHY_RECORDING:
-		snprintf(c->reason, len, "to be recorded into %s", base->path);
-		break;
-	case PERF_WHY_NO_BASELINE:
-		snprintf(c->reason, len,
-			 "no baseline for this machine (%s); record one with ./run_perf.sh record",
-			 base->msg);
-		break;
-	case PERF_WHY_ELSEWHERE:
-		snprintf(c->reason, len, "cannot be judged here: %s", base->msg);
-		break;
-	case PERF_WHY_BAD_BASELINE:
-		snprintf(c->reason, len, "bad baseline: %s", base->msg);
-		break;
-	case PERF_WHY_NO_ENTRY:
-		snprintf(c->reason, len,
-			 "%s has no entry for it; record one with ./run_perf.sh record",
-			 base->path);
-		break;
-	case PERF_WHY_FEW_RUNS:
-		snprintf(c->reason, len,
-			 "bad baseline: %s has %zu runs of it, a tolerance needs %d (run_perf.sh record takes %d), or give --tolerance",
-			 base->path, e->nr_runs, PERF_MIN_RUNS,
-			 PERF_DEFAULT_RUNS);
-		break;
-	case PERF_WHY_NOISY:
-		snprintf(c->reason, len,
-			 "baseline too noisy to judge with: its %zu runs spread %.2f%%, a tolerance of %.2f%% over the %g%% cap; record on a quiet machine, or give --tolerance",
-			 e->nr_runs, e->spread * 100, c->noisy_tol * 100,
-			 PERF_TOL_CAP * 100);
-		break;
-	case PERF_WHY_BAD_RATIOS:
-		snprintf(c->reason, len, "ratios cannot be judged");
-		break;
-	case PERF_WHY_JUDGED:
-		judged(set, s, c);
-		break;
+	if (perf_decide(s->ratios, s->n, e->ratio, tol, &c->d)) {
+		ended(c, PERF_WHY_BAD_RATIOS, PERF_CHECK_FAIL,
+		      "ratios cannot be judged");
+		return;
 	}
+	c->limit = d->limit;
+	c->catches = perf_mde(tol, e->nr_runs, e->spread, d->ci.half / e->ratio);
+	perf_catches_text(c->catches, buf, sizeof(buf));
+	if (d->verdict == PERF_PASS)
+		ended(c, PERF_WHY_JUDGED, PERF_CHECK_PASS,
+		      "ratio %.4f within %.2f%% of %.4f (95%% CI high %.4f <= limit %.4f); %s",
+		      d->ci.mean, tol * 100, e->ratio, d->ci.hi, d->limit, buf);
+	else if (d->verdict == PERF_FAIL)
+		ended(c, PERF_WHY_JUDGED, PERF_CHECK_FAIL,
+		      "ratio %.4f (95%% CI low %.4f) exceeds baseline %.4f by more than %.2f%% (limit %.4f); %s",
+		      d->ci.mean, d->ci.lo, e->ratio, tol * 100, d->limit, buf);
+	else
+		ended(c, PERF_WHY_JUDGED, PERF_CHECK_UNDECIDED,
+		      "undecided after %zu rounds and %.1f s (budget %u rounds, %g s): leans to %s, ratio %.4f is %.2f%% %s the limit %.4f, 95%% CI [%.4f, %.4f]; %s",
+		      s->n, s->extra_s, set->max_rounds, set->budget_s,
+		      d->lean_pct > 0 ? "FAIL" : "PASS", d->ci.mean,
+		      fabs(d->lean_pct), d->lean_pct > 0 ? "above" : "below",
+		      d->limit, d->ci.lo, d->ci.hi, buf);
 }
 
 struct perf_check perf_check(const struct perf_check_base *base,
@@ -309,12 +243,32 @@ struct perf_check perf_check(const struct perf_check_base *base,
 		.tolerance = set->tolerance, .noisy_tol = NAN,
 		.limit = NAN, .catches = NAN,
 	};
+	const char *rec = "record one with ./run_perf.sh record";
 
-	c.why = decide(base, set, s, &c);
-	/* PERF_PASS, _FAIL and _UNDECIDED are PERF_CHECK_'s in that order */
-	c.verdict = c.why == PERF_WHY_JUDGED ?
-		(enum perf_check_verdict)c.d.verdict : verdict_of[c.why];
-	reason(base, set, s, &c);
+	/* In this order: what each reason says presumes the ones before. */
+	if (!s->usable)
+		ended(&c, PERF_WHY_UNMEASURED, PERF_CHECK_SKIP,
+		      "no valid measurement");
+	else if (s->confined)
+		ended(&c, PERF_WHY_CONFINED, PERF_CHECK_SKIP,
+		      "task is confined ('%s'), run it unconfined", s->label);
+	else if (base->state == PERF_BASE_RECORD)
+		ended(&c, PERF_WHY_RECORDING, PERF_CHECK_RECORD,
+		      "to be recorded into %s", base->path);
+	else if (base->state == PERF_BASE_MISSING)
+		ended(&c, PERF_WHY_NO_BASELINE, PERF_CHECK_SKIP,
+		      "no baseline for this machine (%s); %s", base->msg, rec);
+	else if (base->state == PERF_BASE_ELSEWHERE)
+		ended(&c, PERF_WHY_ELSEWHERE, PERF_CHECK_SKIP,
+		      "cannot be judged here: %s", base->msg);
+	else if (base->state == PERF_BASE_BAD)
+		ended(&c, PERF_WHY_BAD_BASELINE, PERF_CHECK_FAIL,
+		      "bad baseline: %s", base->msg);
+	else if (!base->entry)
+		ended(&c, PERF_WHY_NO_ENTRY, PERF_CHECK_SKIP,
+		      "%s has no entry for it; %s", base->path, rec);
+	else
+		against_entry(set, s, base->path, base->entry, &c);
 	return c;
 }
 
