@@ -326,14 +326,21 @@ static void jint(const char *key, unsigned long long v)
 	jsep = ", ";
 }
 
-/* Starts an item of list @l; false without --json. */
-static bool jitem(int l)
+/*
+ * Starts an item of list @l with the series' variant (unless NULL),
+ * workload and size; false without --json.
+ */
+static bool jitem(int l, const char *variant, int wl, unsigned int size)
 {
 	if (!opts.json)
 		return false;
 	jf = jl[l].f;
 	fprintf(jf, "%s\n    {", ftell(jf) ? "," : "");
 	jsep = "";
+	if (variant)
+		jstr("variant", variant);
+	jstr("workload", wl_names[wl]);
+	jint("msg_size", size);
 	return true;
 }
 
@@ -533,10 +540,7 @@ static bool report_series(int v, int wl, unsigned int size,
 
 	snprintf(tag, sizeof(tag), "%s %s %uB", v_names[v], wl_names[wl], size);
 	if (r->status != KSFT_PASS) {
-		if (jitem(J_NOT_RUN)) {
-			jstr("variant", v_names[v]);
-			jstr("workload", wl_names[wl]);
-			jint("msg_size", size);
+		if (jitem(J_NOT_RUN, v_names[v], wl, size)) {
 			jstr("status", r->status == KSFT_SKIP ? "skip" : "fail");
 			jstr("reason", r->reason);
 			fputc('}', jf);
@@ -548,12 +552,9 @@ static bool report_series(int v, int wl, unsigned int size,
 		perf_info("%s %s: mean %.2f median %.2f min %.2f stdev %.2f cv %.3f%% ns/msg\n",
 			  tag, s_names[s], r->sum[s].mean, r->sum[s].median,
 			  r->sum[s].min, r->sum[s].stdev, r->sum[s].cv * 100);
-		if (!jitem(J_SERIES))
+		if (!jitem(J_SERIES, v_names[v], wl, size))
 			continue;
-		jstr("variant", v_names[v]);
-		jstr("workload", wl_names[wl]);
 		jstr("sock", s_names[s]);
-		jint("msg_size", size);
 		jint("rounds", r->n);
 		jnum("mean", r->sum[s].mean);
 		jnum("ratio", r->ratio.mean);
@@ -731,9 +732,7 @@ static void verdict(int code, const char *tag, const char *name,
 {
 	const struct perf_entry *e = c->entry;
 
-	if (jitem(J_VERDICTS)) {
-		jstr("workload", wl_names[wl]);
-		jint("msg_size", size);
+	if (jitem(J_VERDICTS, NULL, wl, size)) {
 		jstr("verdict", name);
 		jstr("reason", c->reason);
 		jnum("tolerance", c->tolerance);
