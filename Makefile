@@ -62,18 +62,15 @@ $(OUTPUT)/aa_unix_mediation: unix_handoff.c
 $(OUTPUT)/aa_unix_mediation: audit_log.c
 $(OUTPUT)/unix_fixes_test: unix_fixes_test.c $(UNIX_SRCS)
 
-PERF_SRCS := perf_stats.c perf_verdict.c perf_parse.c perf_baseline.c \
-	perf_check.c
-# af_unix_send_perf's own files; af_unix_send_perf.c says which does what.
-SEND_SRCS := send_opts.c send_workload.c perf_env.c perf_json.c
+PERF_SRCS := perf_verdict.c perf_baseline.c
+# af_unix_send_perf's own files besides its main one.
+SEND_SRCS := send_workload.c
 
 $(OUTPUT)/af_unix_send_perf: af_unix_send_perf.c $(SEND_SRCS) $(PERF_SRCS) \
 	common.c policy.c
 $(OUTPUT)/af_unix_send_perf: CFLAGS += $(URING_CFLAGS) $(APPARMOR_CFLAGS)
 $(OUTPUT)/af_unix_send_perf: LDLIBS += $(URING_LIBS) $(APPARMOR_LIBS) -lm
-$(OUTPUT)/perf_verdict_test: perf_verdict_test.c perf_stats.c perf_verdict.c \
-	perf_check.c
+$(OUTPUT)/perf_verdict_test: perf_verdict_test.c perf_verdict.c
 $(OUTPUT)/perf_verdict_test: LDLIBS += -lm
-$(OUTPUT)/perf_baseline_test: perf_baseline_test.c perf_baseline.c perf_parse.c \
-	perf_stats.c
+$(OUTPUT)/perf_baseline_test: perf_baseline_test.c perf_baseline.c
 $(OUTPUT)/perf_baseline_test: LDLIBS += -lm

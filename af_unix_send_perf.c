@@ -13,33 +13,15 @@
  *
  * Every series is checked: each message must arrive whole and in order.
  * The unconfined series is also judged against a baseline recorded on this
- * machine by "run_perf.sh record" (perf_baseline.h), several runs in
- * separate processes or boots: PASS when the 95% interval of the ratio is
- * within the tolerance over the baseline, FAIL when it is all above, and
- * otherwise more paired rounds until it decides or the budget is spent,
- * then SKIP saying which way it leans.  The tolerance follows from how far
- * the baseline's runs spread, and each verdict says the smallest
- * regression it would catch (perf_verdict.h).  Without a baseline the
- * verdict is a SKIP.  This is not a throughput benchmark: absolute ns/msg
- * are printed, never judged.
+ * machine by "run_perf.sh record" (perf_baseline.h), as perf_verdict.h
+ * says: PASS, FAIL, or SKIP saying which way it leans; without a baseline
+ * a SKIP.  Absolute ns/msg are printed, never judged.
  *
  * Exit status follows kselftest; bad options exit KSFT_FAIL (1).
- *
- * Where things are: here, main() (the plan, each variant in turn), the
- * measuring of a series, here or in a child under a profile, the
- * baseline of this run (loading it, --record and --add-run, the check's
- * result line, storing it) and every result line; below it,
- *   send_opts.c      the options and their defaults
- *   send_workload.c  the timed sends and the checking of each message
- *   perf_check.c     the check against a baseline entry, decided whole
- *                    before anything is printed
- *   perf_verdict.c   the rule and the tolerance; perf_stats.c the means
- *                    and intervals
- *   perf_baseline.c  the baseline file; perf_parse.c strict numbers
- *   perf_env.c       what the run is on; perf_json.c --json
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <getopt.h>
 #include <math.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -55,26 +37,368 @@
 #include "common.h"
 #include "policy.h"
 #include "perf_baseline.h"
-#include "perf_check.h"
-#include "perf_env.h"
-#include "perf_json.h"
-#include "perf_stats.h"
 #include "perf_verdict.h"
-#include "send_opts.h"
 #include "send_workload.h"
 
-#define PROFILE_PREFIX "af_unix_send_perf"
+/*
+ * ksft_print_msg(), named as checkpatch's logging functions are, whose
+ * long format strings it lets stay whole on one line, to be grepped for.
+ */
+#define perf_info	ksft_print_msg
+#define PROFILE_PREFIX	"af_unix_send_perf"
+#define BASELINE_DIR	"/var/lib/apparmor-selftests"
+#define JSON_FORMAT	"af_unix_send_perf/2"
+#define MAX_SIZES	16
+/* What KSFT_MACHINE_SLOW=yes multiplies the time budget by. */
+#define SLOW_BUDGET	10
+
+enum { V_UNCONFINED, V_OLD, V_NEW, NR_V };
+static const char * const v_names[NR_V] = {
+	"unconfined", "old-abi", "new-abi"
+};
 
 /*
- * What a series measures until: --rounds, or a verdict.  A recorded run
- * measures --rounds, as a check does before it is decided: the spread of
- * the runs is that of a check's first look.
+ * The options: strict, because a typo in a benchmark's settings gives a
+ * baseline or a verdict of something else.
  */
-struct goal {
-	enum { GOAL_NONE, GOAL_DECIDE } kind;
-	double base;
-	double tol;
+static struct {
+	unsigned int cpu;	/* CPU_SETSIZE: the highest allowed */
+	unsigned int msgs, rounds, max_rounds, warmup, runs;
+	double budget_s;
+	double tolerance;	/* a fraction; NAN: from the baseline */
+	unsigned int sizes[MAX_SIZES];
+	size_t nr_sizes;
+	unsigned int wl_mask, v_mask;
+	const char *json;
+	char baseline[4096];
+	bool budget_set;
+	enum { REC_NONE, REC_NEW, REC_ADD } record;
+} opts = {
+	.cpu = CPU_SETSIZE, .msgs = 8192, .rounds = PERF_DEFAULT_ROUNDS,
+	.max_rounds = PERF_DEFAULT_MAX_ROUNDS, .warmup = 2,
+	.runs = PERF_DEFAULT_RUNS, .budget_s = PERF_DEFAULT_BUDGET_S,
+	.tolerance = NAN, .sizes = { 128 }, .nr_sizes = 1,
+	/* send(), a syscall per message, is opt-in to keep the run short */
+	.wl_mask = (1U << WL_SENDMMSG) | (1U << WL_IOURING),
+	.v_mask = (1U << NR_V) - 1,
 };
+
+static void print_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: af_unix_send_perf [options]\n"
+		"  --sizes LIST      message sizes, %d..%d B (default 128)\n"
+		"  --workloads LIST  sendmmsg,io_uring,send (default sendmmsg,io_uring)\n"
+		"  --variants LIST   unconfined,old-abi,new-abi (default all)\n"
+		"  --msgs N          messages per round and socket type (default 8192)\n"
+		"  --warmup N        warm-up rounds, 0..1000 (default 2)\n"
+		"  --rounds N        paired rounds before a verdict, 2..%d (default %d)\n"
+		"  --max-rounds N    paired rounds to decide at most (default %d)\n"
+		"  --budget SEC      time to decide at most, per verdict (default %g,\n"
+		"                    x%d with KSFT_MACHINE_SLOW=yes)\n"
+		"  --cpu N           CPU to pin to (default: highest allowed)\n"
+		"  --json PATH       write the results to PATH (format %s)\n"
+		"  --baseline PATH   default %s/af_unix_send_perf.<machine-id>.baseline\n"
+		"  --tolerance PCT   allowed ratio excess over the baseline, (0,100]\n"
+		"                    (default: from the spread of its runs, %g..%g)\n"
+		"  --record          store --runs runs, each a process, as a new baseline\n"
+		"  --add-run         add one run to the baseline (or start one)\n"
+		"  --runs N          runs of a baseline, %d..%d (default %d)\n"
+		"Bad options exit 1 (KSFT_FAIL).\n",
+		WL_MIN_SIZE, WL_MAX_SIZE, PERF_MAX_ROUNDS, PERF_DEFAULT_ROUNDS,
+		PERF_DEFAULT_MAX_ROUNDS, PERF_DEFAULT_BUDGET_S, SLOW_BUDGET,
+		JSON_FORMAT, BASELINE_DIR, PERF_TOL_FLOOR * 100,
+		PERF_TOL_CAP * 100, PERF_MIN_RUNS, PERF_MAX_RUNS,
+		PERF_DEFAULT_RUNS);
+}
+
+static void __noreturn bad_opt(const char *name, const char *val,
+			       const char *why)
+{
+	fprintf(stderr, "af_unix_send_perf: invalid --%s '%s': %s\n", name,
+		val, why);
+	exit(KSFT_FAIL);
+}
+
+static unsigned int opt_names(const char *name, const char * const *names,
+			      int nr)
+{
+	char buf[256], *tok, *save;
+	unsigned int mask = 0;
+	size_t len = strlen(optarg);
+	int i;
+
+	if (!len || len >= sizeof(buf) || optarg[0] == ',' ||
+	    optarg[len - 1] == ',' || strstr(optarg, ",,"))
+		bad_opt(name, optarg, "expected a comma separated list");
+	memcpy(buf, optarg, len + 1);
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		for (i = 0; i < nr && strcmp(tok, names[i]); i++)
+			;
+		if (i == nr)
+			bad_opt(name, optarg, "unknown name in list");
+		mask |= 1U << i;
+	}
+	return mask;
+}
+
+static void parse_opts(int argc, char **argv)
+{
+	/* the numeric options: val indexes num[] */
+	static const struct option lo[] = {
+		{ "rounds", required_argument, NULL, 0 },
+		{ "max-rounds", required_argument, NULL, 1 },
+		{ "warmup", required_argument, NULL, 2 },
+		{ "msgs", required_argument, NULL, 3 },
+		{ "cpu", required_argument, NULL, 4 },
+		{ "runs", required_argument, NULL, 5 },
+		{ "sizes", required_argument, NULL, 's' },
+		{ "budget", required_argument, NULL, 'T' },
+		{ "workloads", required_argument, NULL, 'W' },
+		{ "variants", required_argument, NULL, 'V' },
+		{ "json", required_argument, NULL, 'j' },
+		{ "baseline", required_argument, NULL, 'B' },
+		{ "tolerance", required_argument, NULL, 't' },
+		{ "record", no_argument, NULL, 'R' },
+		{ "add-run", no_argument, NULL, 'A' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const struct {
+		unsigned int *v;
+		unsigned long long min, max;
+	} num[] = {
+		{ &opts.rounds, 2, PERF_MAX_ROUNDS },
+		{ &opts.max_rounds, 2, PERF_MAX_ROUNDS },
+		{ &opts.warmup, 0, 1000 },
+		{ &opts.msgs, 1, 1U << 30 },
+		{ &opts.cpu, 0, CPU_SETSIZE - 1 },
+		{ &opts.runs, PERF_MIN_RUNS, PERF_MAX_RUNS },
+	};
+	unsigned long long v;
+	bool max_set = false;
+	char why[64];
+	int c, i;
+
+	while ((c = getopt_long(argc, argv, "h", lo, &i)) != -1) {
+		if (c >= 0 && c < (int)ARRAY_SIZE(num)) {
+			if (perf_parse_uint(optarg, num[c].min, num[c].max, &v)) {
+				snprintf(why, sizeof(why),
+					 "expected an integer %llu..%llu",
+					 num[c].min, num[c].max);
+				bad_opt(lo[i].name, optarg, why);
+			}
+			*num[c].v = v;
+			max_set |= c == 1;
+			continue;
+		}
+		switch (c) {
+		case 's':
+			if (perf_parse_uint_list(optarg, WL_MIN_SIZE, WL_MAX_SIZE,
+						 opts.sizes, MAX_SIZES, &opts.nr_sizes))
+				bad_opt("sizes", optarg,
+					"expected up to 16 sizes 8..65536, comma separated");
+			break;
+		case 'T':
+			if (perf_parse_double(optarg, 0, 3600, &opts.budget_s))
+				bad_opt("budget", optarg, "expected seconds, 0..3600");
+			opts.budget_set = true;
+			break;
+		case 'W':
+			opts.wl_mask = opt_names("workloads", wl_names, NR_WL);
+			break;
+		case 'V':
+			opts.v_mask = opt_names("variants", v_names, NR_V);
+			break;
+		case 'j':
+			if (!*optarg)
+				bad_opt("json", optarg, "empty path");
+			opts.json = optarg;
+			break;
+		case 'B':
+			if (!*optarg || strlen(optarg) >= sizeof(opts.baseline))
+				bad_opt("baseline", optarg, "empty or too long");
+			memcpy(opts.baseline, optarg, strlen(optarg) + 1);
+			break;
+		case 't':
+			/* (0,100]: 1 / 1e9 is the smallest above 0 it takes */
+			if (perf_parse_double(optarg, 1 / 1e9, 100, &opts.tolerance))
+				bad_opt("tolerance", optarg,
+					"expected a percentage in (0,100]");
+			opts.tolerance /= 100;
+			break;
+		case 'R':
+		case 'A':
+			if (opts.record)
+				bad_opt(c == 'R' ? "record" : "add-run", "",
+					"--record and --add-run exclude each other");
+			opts.record = c == 'R' ? REC_NEW : REC_ADD;
+			break;
+		case 'h':
+			print_usage(stdout);
+			exit(KSFT_PASS);
+		default:
+			print_usage(stderr);
+			exit(KSFT_FAIL);
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "af_unix_send_perf: unexpected argument '%s'\n",
+			argv[optind]);
+		exit(KSFT_FAIL);
+	}
+	if (!max_set && opts.max_rounds < opts.rounds)
+		opts.max_rounds = opts.rounds;
+	if (opts.max_rounds < opts.rounds)
+		bad_opt("max-rounds", "", "must not be below --rounds");
+	if (opts.record && !(opts.v_mask & (1U << V_UNCONFINED))) {
+		fprintf(stderr,
+			"af_unix_send_perf: --record and --add-run need the unconfined variant\n");
+		exit(KSFT_FAIL);
+	}
+}
+
+static struct wl_env env;
+
+static void env_print(void)
+{
+	perf_info("kernel: %s %s; apparmor label: %s%s\n", env.uts.release,
+		  env.uts.version, env.label,
+		  env.unconfined ? " (unconfined, as required)" : "");
+	perf_info("lsm: %s; apparmor %s; cpu: %s; machine-id: %s\n",
+		  env.sys.lsm, env.sys.apparmor ? "enabled" : "not enabled",
+		  env.id.cpu_model, env.id.machine_id);
+	perf_info("clocksource: %s; preempt: %s; icount: %s (kernel command line word %s); KSFT_MACHINE_SLOW: %s\n",
+		  env.clocksource, env.preempt, env.icount ? "yes" : "no",
+		  ICOUNT_WORD, env.machine_slow ? "yes" : "no");
+	perf_info("clock_gettime: %.1f ns per call, about %.2f ns/msg at batch %u (reported, not subtracted)\n",
+		  env.clock_ns, env.clock_ns / WL_BATCH, WL_BATCH);
+	perf_info("settings: batch %u, %u msgs/round, %u warm-up + %u paired rounds, then up to %u rounds or %g s to decide\n",
+		  WL_BATCH, opts.msgs, opts.warmup, opts.rounds, opts.max_rounds,
+		  opts.budget_s);
+}
+
+/*
+ * --json: the fields run_perf.sh and CI read.  Series, series that did
+ * not run and verdicts go to memory streams as they come, each list
+ * written whole at the end.
+ */
+enum { J_SERIES, J_NOT_RUN, J_VERDICTS, NR_J };
+static const char * const j_names[NR_J] = { "series", "not_run", "verdicts" };
+static struct {
+	FILE *f;
+	char *buf;
+	size_t len;
+} jl[NR_J];
+static FILE *jf;	/* the item being written; NULL: no --json */
+static const char *jsep;
+
+static void jstr(const char *key, const char *s)
+{
+	fprintf(jf, "%s\"%s\": \"", jsep, key);
+	jsep = ", ";
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(jf, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(jf, "\\u%04x", *s);
+		else
+			fputc(*s, jf);
+	}
+	fputc('"', jf);
+}
+
+/* JSON has no NaN: a value that was not measured is null. */
+static void jnum(const char *key, double v)
+{
+	fprintf(jf, "%s\"%s\": ", jsep, key);
+	if (isfinite(v))
+		fprintf(jf, "%.10g", v);
+	else
+		fputs("null", jf);
+	jsep = ", ";
+}
+
+static void jint(const char *key, unsigned long long v)
+{
+	fprintf(jf, "%s\"%s\": %llu", jsep, key, v);
+	jsep = ", ";
+}
+
+/*
+ * Starts an item of list @l with the series' variant (unless NULL),
+ * workload and size; false without --json.
+ */
+static bool jitem(int l, const char *variant, int wl, unsigned int size)
+{
+	if (!opts.json)
+		return false;
+	jf = jl[l].f;
+	fprintf(jf, "%s\n    {", ftell(jf) ? "," : "");
+	jsep = "";
+	if (variant)
+		jstr("variant", variant);
+	jstr("workload", wl_names[wl]);
+	jint("msg_size", size);
+	return true;
+}
+
+static void json_write(void)
+{
+	const char *s[][2] = {
+		{ "format", JSON_FORMAT }, { "time", env.time },
+		{ "kernel", env.uts.release }, { "cmdline", env.cmdline },
+		{ "lsm", env.sys.lsm }, { "preempt", env.preempt },
+		{ "cpu_model", env.id.cpu_model },
+		{ "machine_id", env.id.machine_id },
+		{ "clocksource", env.clocksource },
+	};
+	size_t i;
+
+	if (!opts.json)
+		return;
+	jf = fopen(opts.json, "we");
+	if (!jf)
+		ksft_exit_fail_msg("--json %s: %s\n", opts.json, strerror(errno));
+	fputs("{\n  ", jf);
+	for (jsep = "", i = 0; i < ARRAY_SIZE(s); i++)
+		jstr(s[i][0], s[i][1]);
+	fprintf(jf,
+		",\n  \"apparmor\": %s, \"icount\": %s, \"batch\": %u, \"msgs_per_round\": %u, \"rounds\": %u, \"warmup\": %u",
+		env.sys.apparmor ? "true" : "false",
+		env.icount ? "true" : "false", WL_BATCH, opts.msgs, opts.rounds,
+		opts.warmup);
+	for (i = 0; i < NR_J; i++) {
+		fclose(jl[i].f);
+		fprintf(jf, ",\n  \"%s\": [%s\n  ]", j_names[i], jl[i].buf);
+		free(jl[i].buf);
+	}
+	fputs("\n}\n", jf);
+	if (fclose(jf))
+		ksft_exit_fail_msg("--json %s: %s\n", opts.json, strerror(errno));
+}
+
+/*
+ * Every result goes through here: kselftest.h counts in static variables,
+ * one set in each file, and this file's set numbers and totals them.
+ */
+static void __printf(3, 4) result(int code, const char *tag,
+				  const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (code == KSFT_PASS)
+		ksft_test_result_pass("%s: %s\n", tag, msg);
+	else if (code == KSFT_SKIP)
+		ksft_test_result_skip("%s: %s\n", tag, msg);
+	else
+		ksft_test_result_fail("%s: %s\n", tag, msg);
+}
 
 /* A series of paired rounds; shared with a child (MAP_SHARED). */
 struct series {
@@ -85,82 +409,52 @@ struct series {
 	double ratios[PERF_MAX_ROUNDS];
 	struct wl_count cnt[NR_S];
 	double extra_s;		/* spent measuring past --rounds */
-};
-
-struct stats {
 	struct perf_summary sum[NR_S];
-	double drop1[NR_S];		/* mean without the first round */
 	struct perf_ci ratio;
 };
 
-static struct perf_env env;
-
-/*
- * Every result goes through here: kselftest.h counts in static variables,
- * one set in each file, and this file's set numbers and totals them.
- */
-static void result(int code, const char *tag, const char *msg)
-{
-	if (code == KSFT_PASS)
-		ksft_test_result_pass("%s: %s\n", tag, msg);
-	else if (code == KSFT_SKIP)
-		ksft_test_result_skip("%s: %s\n", tag, msg);
-	else
-		ksft_test_result_fail("%s: %s\n", tag, msg);
-}
-
-static bool goal_met(const struct goal *g, const struct series *r)
-{
-	struct perf_decision d;
-
-	if (r->n < opts.run.rounds)
-		return false;
-	switch (g->kind) {
-	case GOAL_DECIDE:
-		return !perf_decide(r->ratios, r->n, g->base, g->tol, &d) &&
-			d.verdict != PERF_UNDECIDED;
-	default:
-		return true;
-	}
-}
-
 /*
  * Warm-up rounds, then paired rounds, dgram and seqpacket with the order
- * swapped every round so slow drift lands on both, until @g is met or the
- * budget is spent.
+ * swapped every round so slow drift lands on both: --rounds, then, when
+ * judged against @base with @tol (base > 0), more until decided or the
+ * budget is spent.  A recorded run measures --rounds, as a check does
+ * before it is decided: the spread of the runs is that of a first look.
  */
-static void run_series(int wl, unsigned int size, const struct goal *g,
+static void run_series(int wl, unsigned int size, double base, double tol,
 		       struct series *r)
 {
-	const struct perf_budget budget = {
-		opts.run.max_rounds, opts.run.budget_s,
-	};
+	const struct perf_budget budget = { opts.max_rounds, opts.budget_s };
 	struct sock_ctx c[NR_S] = { { .sv = { -1, -1 } }, { .sv = { -1, -1 } } };
-	unsigned int round, k;
 	struct wl_count scratch;
+	struct perf_decision d;
+	unsigned int round, k;
 	double ns[NR_S], t_extra = 0;
-	bool skip = false;
+	bool skip = false, done;
 	int st;
 
 	memset(r, 0, sizeof(*r));
 	r->status = KSFT_FAIL;
 	for (st = 0; st < NR_S; st++)
-		if (wl_init(&c[st], s_types[st], wl, size, opts.run.batch,
-			    r->reason, sizeof(r->reason), &skip))
+		if (wl_init(&c[st], s_types[st], wl, size, r->reason,
+			    sizeof(r->reason), &skip))
 			goto out;
 	for (round = 0;; round++) {
-		bool warm = round < opts.run.warmup;
+		bool warm = round < opts.warmup;
 
-		if (!warm && r->n == opts.run.rounds)
-			t_extra = perf_now_ns();
-		if (!warm && r->n >= opts.run.rounds &&
-		    !perf_more(goal_met(g, r), r->n,
-			       (perf_now_ns() - t_extra) / 1e9, &budget))
-			break;
+		if (!warm && r->n == opts.rounds)
+			t_extra = wl_now_ns();
+		if (!warm && r->n >= opts.rounds) {
+			done = !(base > 0) ||
+				(!perf_decide(r->ratios, r->n, base, tol, &d) &&
+				 d.verdict != PERF_UNDECIDED);
+			if (!perf_more(done, r->n, (wl_now_ns() - t_extra) / 1e9,
+				       &budget))
+				break;
+		}
 		for (k = 0; k < NR_S; k++) {
 			st = (round + k) % NR_S;
 			memset(&scratch, 0, sizeof(scratch));
-			if (wl_round(&c[st], opts.run.msgs, warm ? &scratch : &r->cnt[st],
+			if (wl_round(&c[st], opts.msgs, warm ? &scratch : &r->cnt[st],
 				     &ns[st], r->reason, sizeof(r->reason)))
 				goto out;
 			r->cnt[st].failures += warm ? scratch.failures : 0;
@@ -181,8 +475,11 @@ static void run_series(int wl, unsigned int size, const struct goal *g,
 		}
 		r->n++;
 	}
-	r->extra_s = (perf_now_ns() - t_extra) / 1e9;
+	r->extra_s = (wl_now_ns() - t_extra) / 1e9;
 	r->status = KSFT_PASS;
+	for (st = 0; st < NR_S; st++)
+		perf_summarize(r->ns[st], r->n, &r->sum[st]);
+	perf_mean_ci(r->ratios, r->n, &r->ratio);
 out:
 	if (skip)
 		r->status = KSFT_SKIP;
@@ -197,7 +494,6 @@ out:
 static void run_in_child(int wl, unsigned int size, const char *prof,
 			 struct series *shared)
 {
-	const struct goal none = { GOAL_NONE, 0, 0 };
 	char label[256];
 	int status, ret;
 	pid_t pid;
@@ -216,15 +512,13 @@ static void run_in_child(int wl, unsigned int size, const char *prof,
 		if (ret) {
 			snprintf(shared->reason, sizeof(shared->reason),
 				 "changeprofile %s: %s", prof, strerror(-ret));
-			_exit(0);
-		}
-		if (prof && aa_check_label(prof, false)) {
+		} else if (prof && aa_check_label(prof, false)) {
 			aa_task_label(label, sizeof(label));
 			snprintf(shared->reason, sizeof(shared->reason),
 				 "label after changeprofile is '%.200s'", label);
-			_exit(0);
+		} else {
+			run_series(wl, size, 0, 0, shared);
 		}
-		run_series(wl, size, &none, shared);
 		_exit(0);
 	}
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
@@ -235,85 +529,67 @@ static void run_in_child(int wl, unsigned int size, const char *prof,
 	}
 }
 
-static void compute(const struct series *r, struct stats *st)
-{
-	struct perf_summary d;
-	int s;
-
-	for (s = 0; s < NR_S; s++) {
-		perf_summarize(r->ns[s], r->n, &st->sum[s]);
-		perf_summarize(r->ns[s] + 1, r->n - 1, &d);
-		st->drop1[s] = d.mean;
-	}
-	perf_mean_ci(r->ratios, r->n, &st->ratio);
-}
-
+/* The series' lines and result; true when it can be judged. */
 static bool report_series(int v, int wl, unsigned int size,
-			  const struct series *r, struct stats *st)
+			  const struct series *r)
 {
 	unsigned long long ok, bad;
-	struct perf_json_series js;
-	char tag[96], msg[256], line[512];
+	char tag[96];
+	size_t i;
 	int s;
 
 	snprintf(tag, sizeof(tag), "%s %s %uB", v_names[v], wl_names[wl], size);
 	if (r->status != KSFT_PASS) {
-		perf_json_not_run(v_names[v], wl_names[wl], size,
-				  r->status == KSFT_SKIP ? "skip" : "fail",
-				  r->reason);
-		result(r->status, tag, r->reason);
+		if (jitem(J_NOT_RUN, v_names[v], wl, size)) {
+			jstr("status", r->status == KSFT_SKIP ? "skip" : "fail");
+			jstr("reason", r->reason);
+			fputc('}', jf);
+		}
+		result(r->status, tag, "%s", r->reason);
 		return false;
 	}
-	compute(r, st);
 	for (s = 0; s < NR_S; s++) {
-		snprintf(line, sizeof(line),
-			 "%s %s: mean %.2f median %.2f min %.2f stdev %.2f cv %.3f%% ns/msg; without round 1: mean %.2f",
-			 tag, s_names[s], st->sum[s].mean, st->sum[s].median,
-			 st->sum[s].min, st->sum[s].stdev,
-			 st->sum[s].cv * 100, st->drop1[s]);
-		ksft_print_msg("%s\n", line);
-		js = (struct perf_json_series) {
-			v_names[v], wl_names[wl], s_names[s], size, r->ns[s],
-			&st->sum[s], st->drop1[s], &st->ratio, &r->cnt[s],
-		};
-		perf_json_series(&js);
+		perf_info("%s %s: mean %.2f median %.2f min %.2f stdev %.2f cv %.3f%% ns/msg\n",
+			  tag, s_names[s], r->sum[s].mean, r->sum[s].median,
+			  r->sum[s].min, r->sum[s].stdev, r->sum[s].cv * 100);
+		if (!jitem(J_SERIES, v_names[v], wl, size))
+			continue;
+		jstr("sock", s_names[s]);
+		jint("rounds", r->n);
+		jnum("mean", r->sum[s].mean);
+		jnum("ratio", r->ratio.mean);
+		jnum("ratio_lo", r->ratio.lo);
+		jnum("ratio_hi", r->ratio.hi);
+		jint("validated_msgs", r->cnt[s].validated);
+		jint("validation_failures", r->cnt[s].failures);
+		fputs(", \"ns_per_msg\": [", jf);
+		for (i = 0; i < r->n; i++)
+			fprintf(jf, "%s%.3f", i ? ", " : "", r->ns[s][i]);
+		fputs("]}", jf);
 	}
-	snprintf(line, sizeof(line),
-		 "%s dgram/seqpacket ratio %.4f, 95%% t-interval [%.4f, %.4f] over %zu paired rounds",
-		 tag, st->ratio.mean, st->ratio.lo, st->ratio.hi, r->n);
-	ksft_print_msg("%s\n", line);
+	perf_info("%s dgram/seqpacket ratio %.4f, 95%% t-interval [%.4f, %.4f] over %zu paired rounds\n",
+		  tag, r->ratio.mean, r->ratio.lo, r->ratio.hi, r->n);
 	ok = r->cnt[0].validated + r->cnt[1].validated;
 	bad = r->cnt[0].failures + r->cnt[1].failures;
-	if (bad) {
-		snprintf(msg, sizeof(msg),
-			 "%llu validation failures (%llu messages ok)", bad, ok);
-		result(KSFT_FAIL, tag, msg);
-		return false;
-	}
-	snprintf(msg, sizeof(msg),
-		 "%llu messages validated, dgram %.1f seqpacket %.1f ns/msg, ratio %.4f",
-		 ok, st->sum[S_DGRAM].mean, st->sum[S_SEQPACKET].mean,
-		 st->ratio.mean);
-	result(KSFT_PASS, tag, msg);
-	return true;
+	if (bad)
+		result(KSFT_FAIL, tag, "%llu validation failures (%llu messages ok)",
+		       bad, ok);
+	else
+		result(KSFT_PASS, tag,
+		       "%llu messages validated, dgram %.1f seqpacket %.1f ns/msg, ratio %.4f",
+		       ok, r->sum[S_DGRAM].mean, r->sum[S_SEQPACKET].mean,
+		       r->ratio.mean);
+	return !bad;
 }
 
 /*
  * The confined variants: the same series under an OLD-ABI ("network
  * unix") and a NEW-ABI ("unix") profile, reported and never judged, since
- * a baseline holds the unconfined ratio only.
+ * a baseline holds the unconfined ratio only.  NULL, or why they SKIP.
  */
 static struct aa_policy *policy;
 static const char *profile;
 
-static void variant_teardown(void)
-{
-	aa_policy_free(policy);
-	policy = NULL;
-	profile = NULL;
-}
-
-/* Loads the variant's profile, for run_in_child(). */
 static const char *variant_setup(int v, char *reason, size_t rlen)
 {
 	static const char * const rules[NR_V] = {
@@ -341,7 +617,8 @@ static const char *variant_setup(int v, char *reason, size_t rlen)
 				       sizeof(err))) {
 		snprintf(reason, rlen, "loading the %s profile failed: %.400s",
 			 v_names[v], profile ? err : "out of memory");
-		variant_teardown();
+		aa_policy_free(policy);
+		policy = NULL;
 		return reason;
 	}
 	return NULL;
@@ -358,86 +635,54 @@ static struct {
 	struct perf_run_result runs[PERF_MAX_RUNS];
 } base;
 
-static struct perf_settings cur_settings(void)
-{
-	struct perf_settings s = {
-		.batch = opts.run.batch, .msgs_per_round = opts.run.msgs,
-		.warmup = opts.run.warmup, .icount = env.icount,
-	};
-	return s;
-}
-
-/*
- * A baseline to add a run to must be of this machine, kernel and
- * settings; where there is none, the run starts one.
- */
-static void add_to(const struct perf_settings *set)
-{
-	char err[PERF_ERR_MAX];
-
-	if (base.state == PERF_BASE_OK &&
-	    perf_baseline_match(&base.b, &env.id, &env.sys, set, err,
-				sizeof(err)) != PERF_MATCH)
-		snprintf(base.msg, sizeof(base.msg), "%s: %s", opts.baseline, err);
-	else if (base.state == PERF_BASE_OK &&
-		 strcmp(base.b.sys.kernel, env.uts.release))
-		snprintf(base.msg, sizeof(base.msg),
-			 "%s: recorded on kernel %s, this is %s: add runs on the kernel it was started on",
-			 opts.baseline, base.b.sys.kernel, env.uts.release);
-	else if (base.state == PERF_BASE_OK || base.state == PERF_BASE_MISSING)
-		base.state = PERF_BASE_RECORD;
-	if (base.state != PERF_BASE_RECORD)
-		base.state = PERF_BASE_BAD;
-}
-
 static void load_baseline(void)
 {
-	struct perf_settings set = cur_settings();
-	char err[PERF_ERR_MAX], line[512];
+	const struct perf_settings set = {
+		WL_BATCH, opts.msgs, opts.warmup, env.icount,
+	};
+	char err[PERF_ERR_MAX];
+	enum perf_match m;
 	int ret;
 
 	if (!opts.baseline[0])
 		snprintf(opts.baseline, sizeof(opts.baseline),
 			 BASELINE_DIR "/af_unix_send_perf.%s.baseline",
 			 env.id.machine_id);
-	ksft_print_msg("baseline: %s\n", opts.baseline);
-	if (opts.record) {
-		snprintf(line, sizeof(line),
-			 "recording on kernel %s: a baseline recorded on a regressed kernel accepts that regression, so record on one known to be good",
-			 env.uts.release);
-		ksft_print_msg("%s\n", line);
-	}
+	perf_info("baseline: %s\n", opts.baseline);
+	if (opts.record)
+		perf_info("recording on kernel %s: a baseline recorded on a regressed kernel accepts that regression, so record on one known to be good\n",
+			  env.uts.release);
 	ret = opts.record == REC_NEW ? -ENOENT :
 		perf_baseline_load(opts.baseline, &base.b, base.msg,
 				   sizeof(base.msg));
-	base.state = ret == -ENOENT ? PERF_BASE_MISSING : ret ? PERF_BASE_BAD : PERF_BASE_OK;
-	if (!ret)
-		ksft_print_msg("baseline recorded on kernel %s\n",
-			       base.b.sys.kernel);
-	if (opts.record)
-		add_to(&set);
-	if (base.state == PERF_BASE_RECORD && ret) {
+	base.state = ret == -ENOENT ? PERF_BASE_MISSING :
+		ret ? PERF_BASE_BAD : PERF_BASE_OK;
+	if (ret) {
+		/* what a baseline started by this run holds */
 		memset(&base.b, 0, sizeof(base.b));
 		base.b.id = env.id;
 		base.b.sys = env.sys;
 		base.b.set = set;
+	} else {
+		perf_info("baseline recorded on kernel %s\n",
+			  base.b.sys.kernel);
 	}
-	if (opts.record)
-		return;
-	if (ret)
-		return;
-	switch (perf_baseline_match(&base.b, &env.id, &env.sys, &set, err,
-				    sizeof(err))) {
-	case PERF_MATCH:
-		return;
-	case PERF_OTHER_SETTINGS:
+	m = perf_baseline_match(&base.b, &env.id, &env.sys, &set, err,
+				sizeof(err));
+	if (m != PERF_MATCH && base.state == PERF_BASE_OK) {
+		snprintf(base.msg, sizeof(base.msg), "%s: %s", opts.baseline, err);
+		/* a run is added only to a baseline it can be judged with */
+		base.state = opts.record || m == PERF_OTHER_SETTINGS ?
+			PERF_BASE_BAD : PERF_BASE_ELSEWHERE;
+	} else if (opts.record && base.state == PERF_BASE_OK &&
+		   strcmp(base.b.sys.kernel, env.uts.release)) {
+		snprintf(base.msg, sizeof(base.msg),
+			 "%s: recorded on kernel %s, this is %s: add runs on the kernel it was started on",
+			 opts.baseline, base.b.sys.kernel, env.uts.release);
 		base.state = PERF_BASE_BAD;
-		break;
-	default:
-		base.state = PERF_BASE_ELSEWHERE;
-		break;
 	}
-	snprintf(base.msg, sizeof(base.msg), "%s: %s", opts.baseline, err);
+	if (opts.record && base.state != PERF_BASE_BAD)
+		base.state = PERF_BASE_RECORD;
 }
 
 /* The entry a check of @wl and @size is judged against; NULL: none. */
@@ -448,19 +693,6 @@ static const struct perf_entry *entry_of(int wl, unsigned int size)
 	return perf_baseline_find(&base.b, wl_names[wl], size);
 }
 
-/* What the unconfined series of @wl and @size must measure until. */
-static struct goal series_goal(int wl, unsigned int size)
-{
-	const struct perf_entry *e = entry_of(wl, size);
-	struct goal g = { GOAL_NONE, 0, 0 };
-
-	if (e && !perf_check_tolerance(e, opts.run.tolerance, &g.tol)) {
-		g.kind = GOAL_DECIDE;
-		g.base = e->ratio;
-	}
-	return g;
-}
-
 /*
  * --record: --runs runs of the series, each a process of its own, into
  * base.runs; @shared is left holding the last, with the messages of all
@@ -469,9 +701,6 @@ static struct goal series_goal(int wl, unsigned int size)
 static void record_runs(int wl, unsigned int size, struct series *shared)
 {
 	struct wl_count total[NR_S] = { { 0 } };
-	struct perf_summary d, q;
-	struct perf_ci ci;
-	char line[512];
 	unsigned int i;
 	int s;
 
@@ -482,100 +711,78 @@ static void record_runs(int wl, unsigned int size, struct series *shared)
 			total[s].failures += shared->cnt[s].failures;
 		}
 		if (shared->status != KSFT_PASS || shared->cnt[0].failures ||
-		    shared->cnt[1].failures ||
-		    perf_mean_ci(shared->ratios, shared->n, &ci))
+		    shared->cnt[1].failures)
 			return;
-		perf_summarize(shared->ns[S_DGRAM], shared->n, &d);
-		perf_summarize(shared->ns[S_SEQPACKET], shared->n, &q);
 		base.runs[base.nr_runs++] = (struct perf_run_result) {
-			ci.mean, d.mean, q.mean,
+			shared->ratio.mean, shared->sum[S_DGRAM].mean,
+			shared->sum[S_SEQPACKET].mean,
 		};
-		snprintf(line, sizeof(line),
-			 "%s %uB run %u of %u: ratio %.4f [%.4f, %.4f], dgram %.1f seqpacket %.1f ns/msg",
-			 wl_names[wl], size, i + 1, opts.runs, ci.mean, ci.lo,
-			 ci.hi, d.mean, q.mean);
-		ksft_print_msg("%s\n", line);
+		perf_info("%s %uB run %u of %u: ratio %.4f [%.4f, %.4f], dgram %.1f seqpacket %.1f ns/msg\n",
+			  wl_names[wl], size, i + 1, opts.runs,
+			  shared->ratio.mean, shared->ratio.lo,
+			  shared->ratio.hi, shared->sum[S_DGRAM].mean,
+			  shared->sum[S_SEQPACKET].mean);
 	}
 	memcpy(shared->cnt, total, sizeof(total));
 }
 
-static void measure_unconfined(int wl, unsigned int size,
-			       struct series *shared)
-{
-	struct goal g;
-
-	if (opts.record == REC_NEW && env.sys.apparmor &&
-	    base.state == PERF_BASE_RECORD) {
-		record_runs(wl, size, shared);
-		return;
-	}
-	g = series_goal(wl, size);
-	run_series(wl, size, &g, shared);
-}
-
 /* A verdict's result line, and its record in the JSON. */
-static void __printf(4, 5) verdict(struct perf_json_verdict *jv, int code,
-				   const char *tag, const char *fmt, ...)
+static void verdict(int code, const char *tag, const char *name,
+		    int wl, unsigned int size, const struct perf_check *c)
 {
-	char msg[1024];
-	va_list ap;
+	const struct perf_entry *e = c->entry;
 
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	jv->reason = msg;
-	perf_json_verdict(jv);
-	result(code, tag, msg);
-}
-
-/* The runs of this series, as --record or --add-run measured them. */
-static size_t series_runs(const struct stats *st, struct perf_run_result *runs)
-{
-	if (opts.record == REC_NEW) {
-		memcpy(runs, base.runs, base.nr_runs * sizeof(*runs));
-		return base.nr_runs;
+	if (jitem(J_VERDICTS, NULL, wl, size)) {
+		jstr("verdict", name);
+		jstr("reason", c->reason);
+		jnum("tolerance", c->tolerance);
+		jnum("baseline_ratio", e ? e->ratio : NAN);
+		jnum("limit", c->limit);
+		jnum("catches", c->catches);
+		jint("baseline_runs", e ? e->nr_runs : 0);
+		jnum("baseline_spread", e ? e->spread : NAN);
+		fputc('}', jf);
 	}
-	runs[0] = (struct perf_run_result) {
-		st->ratio.mean, st->sum[S_DGRAM].mean,
-		st->sum[S_SEQPACKET].mean,
-	};
-	return 1;
+	result(code, tag, "%s", c->reason);
 }
 
+/* --record and --add-run: the series' runs go into the baseline. */
 static void record_entry(const char *tag, int wl, unsigned int size,
-			 const struct series *r, const struct stats *st,
-			 struct perf_json_verdict *jv)
+			 const struct series *r, struct perf_check *c)
 {
-	struct perf_run_result runs[PERF_MAX_RUNS];
+	const char *name = "not recorded";
 	const struct perf_entry *e;
 	char what[384], buf[64];
-	size_t i, n;
+	size_t i, n = opts.record == REC_NEW ? base.nr_runs : 1;
 	double tol;
-	int ret;
+	int code = KSFT_PASS;
 
-	jv->verdict = "not recorded";
+	if (opts.record == REC_ADD)
+		base.runs[0] = (struct perf_run_result) {
+			r->ratio.mean, r->sum[S_DGRAM].mean,
+			r->sum[S_SEQPACKET].mean,
+		};
 	if (!env.sys.apparmor) {
 		base.record_failed = true;
-		verdict(jv, KSFT_SKIP, tag,
-			"AppArmor is not enabled: there is no hook to record");
+		snprintf(c->reason, sizeof(c->reason),
+			 "AppArmor is not enabled: there is no hook to record");
+		verdict(KSFT_SKIP, tag, name, wl, size, c);
 		return;
 	}
-	n = series_runs(st, runs);
 	for (i = 0; i < n; i++) {
 		if (perf_baseline_add_run(&base.b, wl_names[wl], size,
-					  &runs[i])) {
+					  &base.runs[i])) {
 			base.record_failed = true;
-			verdict(jv, KSFT_FAIL, tag,
-				"baseline full: %d runs of an entry, %d entries at most",
-				PERF_MAX_RUNS, PERF_MAX_ENTRIES);
+			snprintf(c->reason, sizeof(c->reason),
+				 "baseline full: %d runs of an entry, %d entries at most",
+				 PERF_MAX_RUNS, PERF_MAX_ENTRIES);
+			verdict(KSFT_FAIL, tag, name, wl, size, c);
 			return;
 		}
 	}
 	e = perf_baseline_find(&base.b, wl_names[wl], size);
-	jv->verdict = "recorded";
-	jv->baseline_ratio = e->ratio;
-	jv->baseline_runs = e->nr_runs;
-	jv->baseline_spread = e->spread;
+	c->entry = e;
+	name = "recorded";
 	if (opts.record == REC_NEW)
 		snprintf(what, sizeof(what),
 			 "%zu runs recorded, each a process of its own: ratio %.4f, spread %.3f%%",
@@ -583,76 +790,45 @@ static void record_entry(const char *tag, int wl, unsigned int size,
 	else
 		snprintf(what, sizeof(what),
 			 "run %zu recorded, ratio %.4f [%.4f, %.4f] after %zu rounds; baseline %.4f over %zu runs, spread %.3f%%",
-			 e->nr_runs, st->ratio.mean, st->ratio.lo, st->ratio.hi,
+			 e->nr_runs, r->ratio.mean, r->ratio.lo, r->ratio.hi,
 			 r->n, e->ratio, e->nr_runs, e->spread * 100);
 	if (e->nr_runs < opts.runs) {
-		verdict(jv, KSFT_PASS, tag, "%s; complete at %u runs", what,
-			opts.runs);
-		return;
+		snprintf(c->reason, sizeof(c->reason),
+			 "%s; complete at %u runs", what, opts.runs);
+	} else if (perf_tolerance(e->nr_runs, e->spread, &tol)) {
+		code = KSFT_FAIL;
+		snprintf(c->reason, sizeof(c->reason),
+			 "%s: too noisy to judge with, the tolerance would be %.2f%%, over the %g%% cap: record on a quiet machine, pinned (see the README)",
+			 what, tol * 100, PERF_TOL_CAP * 100);
+	} else {
+		c->tolerance = tol;
+		c->catches = perf_mde(tol, e->nr_runs, e->spread,
+				      r->ratio.half / e->ratio);
+		snprintf(c->reason, sizeof(c->reason), "%s; tolerance %.2f%%, %s",
+			 what, tol * 100,
+			 perf_catches_text(c->catches, buf, sizeof(buf)));
 	}
-	ret = perf_tolerance(e->nr_runs, e->spread, &tol);
-	if (ret) {
-		verdict(jv, KSFT_FAIL, tag,
-			"%s: too noisy to judge with, the tolerance would be %.2f%%, over the %g%% cap: record on a quiet machine, pinned (see the README)",
-			what, tol * 100, PERF_TOL_CAP * 100);
-		return;
-	}
-	jv->tolerance = tol;
-	jv->catches = perf_mde(tol, e->nr_runs, e->spread,
-			       st->ratio.half / e->ratio);
-	verdict(jv, KSFT_PASS, tag, "%s; tolerance %.2f%%, %s", what,
-		tol * 100, perf_catches_text(jv->catches, buf, sizeof(buf)));
-}
-
-/* What a judged check was decided on, before its result line. */
-static void print_judged(const char *tag, const struct perf_check *c,
-			 const struct series *r, const struct stats *st)
-{
-	const struct perf_entry *e = c->entry;
-	const struct perf_ci *ci = &c->d.ci;
-	char line[1024];
-
-	snprintf(line, sizeof(line),
-		 "%s: ratio %.4f [%.4f, %.4f] over %zu rounds (%.1f s past the first %u), baseline %.4f over %zu runs spreading %.3f%%, tolerance %.2f%%%s, limit %.4f; dgram %.1f ns/msg (baseline %.1f)",
-		 tag, ci->mean, ci->lo, ci->hi, r->n, r->extra_s,
-		 opts.run.rounds, e->ratio, e->nr_runs, e->spread * 100,
-		 c->tolerance * 100, opts.tol_set ? " (--tolerance)" : "",
-		 c->limit, st->sum[S_DGRAM].mean, e->dgram_ns);
-	ksft_print_msg("%s\n", line);
-}
-
-static int check_code(enum perf_check_verdict v)
-{
-	switch (v) {
-	case PERF_CHECK_PASS:
-		return KSFT_PASS;
-	case PERF_CHECK_FAIL:
-		return KSFT_FAIL;
-	default:
-		return KSFT_SKIP;
-	}
+	verdict(code, tag, name, wl, size, c);
 }
 
 static void check_baseline(int wl, unsigned int size, bool usable,
-			   const struct series *r, const struct stats *st)
+			   const struct series *r)
 {
 	const struct perf_check_base b = {
 		base.state, entry_of(wl, size), opts.baseline, base.msg,
 	};
 	const struct perf_check_settings set = {
-		opts.run.tolerance, opts.run.max_rounds, opts.run.budget_s,
+		opts.tolerance, opts.max_rounds, opts.budget_s,
 	};
 	const struct perf_check_series s = {
 		usable, env.aa.enabled && !env.unconfined, env.label,
 		r->ratios, r->n, r->extra_s,
 	};
-	const struct perf_check c = perf_check(&b, &set, &s);
+	struct perf_check c = perf_check(&b, &set, &s);
 	const struct perf_entry *e = c.entry;
-	struct perf_json_verdict jv = {
-		wl_names[wl], size, perf_check_name(c.verdict), c.reason,
-		c.tolerance, e ? e->ratio : NAN, c.limit, c.catches,
-		e ? e->nr_runs : 0, e ? e->spread : NAN,
-		usable ? &st->ratio : NULL, usable ? r->extra_s : 0,
+	static const int codes[] = {
+		[PERF_CHECK_PASS] = KSFT_PASS, [PERF_CHECK_FAIL] = KSFT_FAIL,
+		[PERF_CHECK_UNDECIDED] = KSFT_SKIP, [PERF_CHECK_SKIP] = KSFT_SKIP,
 	};
 	char tag[96];
 
@@ -662,65 +838,26 @@ static void check_baseline(int wl, unsigned int size, bool usable,
 	if (c.why == PERF_WHY_UNMEASURED)
 		base.record_failed = true;
 	if (c.verdict == PERF_CHECK_RECORD) {
-		record_entry(tag, wl, size, r, st, &jv);
+		record_entry(tag, wl, size, r, &c);
 		return;
 	}
 	if (c.why == PERF_WHY_JUDGED)
-		print_judged(tag, &c, r, st);
-	perf_json_verdict(&jv);
-	result(check_code(c.verdict), tag, c.reason);
-}
-
-static int store_baseline(char *err, size_t errlen)
-{
-	if (!opts.record || base.state != PERF_BASE_RECORD)
-		return 0;
-	if (base.record_failed || !base.b.nr_entries) {
-		ksft_print_msg("baseline NOT written: some entries could not be recorded\n");
-		return 0;
-	}
-	mkdir(BASELINE_DIR, 0755);
-	if (perf_baseline_store(opts.baseline, &base.b, err, errlen))
-		return -1;
-	ksft_print_msg("baseline with %zu entries, recorded on kernel %s, written to %s\n",
-		       base.b.nr_entries, base.b.sys.kernel, opts.baseline);
-	return 0;
-}
-
-/*
- * Pin to one CPU so that migrations do not land inside a timed batch; the
- * highest allowed CPU by default, as seccomp_benchmark does, because CPU 0
- * tends to take more interrupts.
- */
-static void pin_cpu(void)
-{
-	cpu_set_t set;
-	int cpu;
-
-	if (sched_getaffinity(0, sizeof(set), &set))
-		ksft_exit_fail_perror("sched_getaffinity");
-	if (opts.run.cpu < 0) {
-		for (cpu = CPU_SETSIZE - 1; cpu > 0 && !CPU_ISSET(cpu, &set); cpu--)
-			;
-		opts.run.cpu = cpu;
-	} else if (!CPU_ISSET(opts.run.cpu, &set)) {
-		fprintf(stderr, "af_unix_send_perf: invalid --cpu '%d': not in the allowed set\n",
-			opts.run.cpu);
-		exit(KSFT_FAIL);
-	}
-	CPU_ZERO(&set);
-	CPU_SET(opts.run.cpu, &set);
-	if (sched_setaffinity(0, sizeof(set), &set))
-		ksft_exit_fail_perror("sched_setaffinity");
-	ksft_print_msg("pinned to CPU %d\n", opts.run.cpu);
+		perf_info("%s: ratio %.4f [%.4f, %.4f] over %zu rounds (%.1f s past the first %u), baseline %.4f over %zu runs spreading %.3f%%, tolerance %.2f%%%s, limit %.4f; dgram %.1f ns/msg (baseline %.1f)\n",
+			  tag, c.d.ci.mean, c.d.ci.lo, c.d.ci.hi, r->n,
+			  r->extra_s, opts.rounds, e->ratio, e->nr_runs,
+			  e->spread * 100, c.tolerance * 100,
+			  isnan(opts.tolerance) ? "" : " (--tolerance)",
+			  c.limit, r->sum[S_DGRAM].mean, e->dgram_ns);
+	verdict(codes[c.verdict], tag, perf_check_name(c.verdict), wl, size, &c);
 }
 
 static void run_variant(int v, struct series *shared)
 {
 	const char *skip = NULL;
+	const struct perf_entry *e;
 	char reason[512];
-	struct stats st;
 	unsigned int i, size;
+	double tol;
 	bool usable;
 	int wl;
 
@@ -731,63 +868,59 @@ static void run_variant(int v, struct series *shared)
 		for (wl = 0; wl < NR_WL; wl++) {
 			if (!(opts.wl_mask & (1U << wl)))
 				continue;
-			memset(&st, 0, sizeof(st));
+			e = entry_of(wl, size);
 			if (skip) {
 				shared->status = KSFT_SKIP;
 				snprintf(shared->reason, sizeof(shared->reason),
 					 "%.250s", skip);
-				report_series(v, wl, size, shared, &st);
-				continue;
-			}
-			if (v == V_UNCONFINED)
-				measure_unconfined(wl, size, shared);
-			else
+			} else if (v != V_UNCONFINED) {
 				run_in_child(wl, size, profile, shared);
-			usable = report_series(v, wl, size, shared, &st);
+			} else if (opts.record == REC_NEW && env.sys.apparmor &&
+				   base.state == PERF_BASE_RECORD) {
+				record_runs(wl, size, shared);
+			} else {
+				if (!e || perf_check_tolerance(e, opts.tolerance, &tol))
+					e = NULL;
+				run_series(wl, size, e ? e->ratio : 0,
+					   e ? tol : 0, shared);
+			}
+			usable = report_series(v, wl, size, shared);
 			if (v == V_UNCONFINED)
-				check_baseline(wl, size, usable, shared, &st);
+				check_baseline(wl, size, usable, shared);
 		}
 	}
-	if (v != V_UNCONFINED && !skip)
-		variant_teardown();
+	aa_policy_free(policy);
+	policy = NULL;
 }
 
 int main(int argc, char **argv)
 {
-	char err[PERF_ERR_MAX], line[256];
+	char err[PERF_ERR_MAX];
 	unsigned int per, plan;
 	struct series *shared;
-	double t0 = perf_now_ns();
+	double t0 = wl_now_ns();
 	int v;
 
 	parse_opts(argc, argv);
 	ksft_print_header();
-	perf_env_probe(&env);
-	if (env.debug[0])
-		ksft_exit_skip("a debug kernel (%s): its timings are not the kernel's\n",
-			       env.debug);
+	wl_env_probe(&env);
 	/* the ratio is its own control, a slow machine only needs more time */
 	if (env.machine_slow && !opts.budget_set)
-		opts.run.budget_s *= SLOW_BUDGET;
+		opts.budget_s *= SLOW_BUDGET;
 	per = opts.nr_sizes * __builtin_popcount(opts.wl_mask);
 	plan = per * __builtin_popcount(opts.v_mask);
 	if (opts.v_mask & (1U << V_UNCONFINED))
 		plan += per;
 	ksft_set_plan(plan);
-	pin_cpu();
-	perf_env_print(&env);
-	snprintf(line, sizeof(line),
-		 "clock_gettime: %.1f ns per call, about %.2f ns/msg at batch %u (reported, not subtracted)",
-		 env.clock_ns, env.clock_ns / opts.run.batch, opts.run.batch);
-	ksft_print_msg("%s\n", line);
-	snprintf(line, sizeof(line),
-		 "settings: batch %u, %u msgs/round, %u warm-up + %u paired rounds, then up to %u rounds or %g s to decide",
-		 opts.run.batch, opts.run.msgs, opts.run.warmup,
-		 opts.run.rounds, opts.run.max_rounds, opts.run.budget_s);
-	ksft_print_msg("%s\n", line);
+	opts.cpu = wl_pin_cpu(opts.cpu);
+	perf_info("pinned to CPU %u\n", opts.cpu);
+	env_print();
 	load_baseline();
-	if (opts.json)
-		perf_json_open(opts.json, &env, &opts.run);
+	for (v = 0; opts.json && v < NR_J; v++) {
+		jl[v].f = open_memstream(&jl[v].buf, &jl[v].len);
+		if (!jl[v].f)
+			ksft_exit_fail_perror("--json: open_memstream");
+	}
 	shared = mmap(NULL, sizeof(*shared), PROT_READ | PROT_WRITE,
 		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (shared == MAP_FAILED)
@@ -795,10 +928,18 @@ int main(int argc, char **argv)
 	for (v = 0; v < NR_V; v++)
 		if (opts.v_mask & (1U << v))
 			run_variant(v, shared);
-	perf_json_close();
-	if (store_baseline(err, sizeof(err)))
-		ksft_exit_fail_msg("storing the baseline failed: %s\n", err);
-	ksft_print_msg("total run time %.1f s\n", (perf_now_ns() - t0) / 1e9);
+	json_write();
+	if (opts.record && base.state == PERF_BASE_RECORD &&
+	    (base.record_failed || !base.b.nr_entries)) {
+		perf_info("baseline NOT written: some entries could not be recorded\n");
+	} else if (opts.record && base.state == PERF_BASE_RECORD) {
+		mkdir(BASELINE_DIR, 0755);
+		if (perf_baseline_store(opts.baseline, &base.b, err, sizeof(err)))
+			ksft_exit_fail_msg("storing the baseline failed: %s\n", err);
+		perf_info("baseline with %zu entries, recorded on kernel %s, written to %s\n",
+			  base.b.nr_entries, base.b.sys.kernel, opts.baseline);
+	}
+	perf_info("total run time %.1f s\n", (wl_now_ns() - t0) / 1e9);
 	munmap(shared, sizeof(*shared));
 	ksft_finished();
 }

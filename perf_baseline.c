@@ -18,21 +18,103 @@
 #include <unistd.h>
 
 #include "perf_baseline.h"
-#include "perf_parse.h"
-#include "perf_stats.h"
 
 /* The largest file: every entry full of runs, about 80 bytes a line. */
 #define FILE_MAX	(PERF_MAX_ENTRIES * (PERF_MAX_RUNS + 1) * 80 + 4096)
 
-static void seterr(char *err, size_t len, const char *fmt, ...)
+/* Digits only: strtoull would accept "-1", " 1" and "+1". */
+int perf_parse_uint(const char *s, unsigned long long min,
+		    unsigned long long max, unsigned long long *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!s || *s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end)
+		return errno ? -ERANGE : -EINVAL;
+	if (v < min || v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+int perf_parse_double(const char *s, double min, double max, double *out)
+{
+	double v;
+	char *end;
+
+	/* strtod also takes hexadecimal ("0x1p3"), which no one means here */
+	if (!s || !*s || !strchr("0123456789.-+", *s) || strpbrk(s, "xX"))
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || *end || end == s || !isfinite(v))
+		return errno ? -ERANGE : -EINVAL;
+	if (v < min || v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+int perf_parse_uint_list(const char *s, unsigned long long min,
+			 unsigned long long max, unsigned int *out,
+			 size_t max_n, size_t *n)
+{
+	unsigned long long v;
+	char buf[256], *tok, *save;
+	int ret;
+
+	if (!s || !*s || strlen(s) >= sizeof(buf))
+		return -EINVAL;
+	/* strtok_r would silently merge empty items ("1,,2", "1,") */
+	if (s[0] == ',' || s[strlen(s) - 1] == ',' || strstr(s, ",,"))
+		return -EINVAL;
+	memcpy(buf, s, strlen(s) + 1);
+	*n = 0;
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (*n == max_n)
+			return -E2BIG;
+		ret = perf_parse_uint(tok, min, max, &v);
+		if (ret)
+			return ret;
+		out[(*n)++] = v;
+	}
+	return *n ? 0 : -EINVAL;
+}
+
+/* Sets the reason in @err (NULL: none wanted) for the caller to return. */
+static int bad(char *err, size_t len, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (!err || !len)
-		return;
 	va_start(ap, fmt);
 	vsnprintf(err, len, fmt, ap);
 	va_end(ap);
+	return -EINVAL;
+}
+
+char *perf_read_file(const char *path, size_t max, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "re");
+	char *buf = f ? malloc(max + 1) : NULL;
+	size_t len = buf ? fread(buf, 1, max, f) : 0;
+	const char *why = !f || ferror(f) ? strerror(errno) :
+		!buf ? "out of memory" : len == max ? "file too large" :
+		memchr(buf, 0, len) ? "contains a NUL byte" : NULL;
+
+	if (f)
+		fclose(f);
+	if (why) {
+		snprintf(err, errlen, "%s: %s", path, why);
+		free(buf);
+		return NULL;
+	}
+	buf[len] = '\0';
+	return buf;
 }
 
 enum {
@@ -150,17 +232,17 @@ static int check_claims(const struct parse_state *ps,
 		c = &ps->claims[i];
 		e = perf_baseline_find(b, c->workload, c->msg_size);
 		if (!e) {
-			seterr(err, errlen, "entry %s %u has no 'run' lines",
-			       c->workload, c->msg_size);
+			snprintf(err, errlen, "entry %s %u has no 'run' lines",
+				 c->workload, c->msg_size);
 			return -EINVAL;
 		}
 		/* both sides printed with 6 decimals */
 		if (e->nr_runs != c->runs || fabs(e->ratio - c->ratio) > 2e-6 ||
 		    fabs(e->spread - c->spread) > 2e-6) {
-			seterr(err, errlen,
-			       "entry %s %u says ratio %.6f, spread %.6f over %u runs; its 'run' lines give %.6f, %.6f over %zu",
-			       c->workload, c->msg_size, c->ratio, c->spread,
-			       c->runs, e->ratio, e->spread, e->nr_runs);
+			snprintf(err, errlen,
+				 "entry %s %u says ratio %.6f, spread %.6f over %u runs; its 'run' lines give %.6f, %.6f over %zu",
+				 c->workload, c->msg_size, c->ratio, c->spread,
+				 c->runs, e->ratio, e->spread, e->nr_runs);
 			return -EINVAL;
 		}
 	}
@@ -171,8 +253,8 @@ static int check_claims(const struct parse_state *ps,
 			    ps->claims[j].msg_size == e->msg_size)
 				break;
 		if (j == ps->nr_claims) {
-			seterr(err, errlen, "runs of %s %u have no 'entry' line",
-			       e->workload, e->msg_size);
+			snprintf(err, errlen, "runs of %s %u have no 'entry' line",
+				 e->workload, e->msg_size);
 			return -EINVAL;
 		}
 	}
@@ -220,50 +302,46 @@ static int bl_line(char *line, unsigned int lineno, struct parse_state *ps,
 	int k, ret;
 
 	if (!eq) {
-		seterr(err, errlen, "line %u: expected key=value", lineno);
+		snprintf(err, errlen, "line %u: expected key=value", lineno);
 		return -EINVAL;
 	}
 	*eq = '\0';
-	if (!*seen && strcmp(line, "version")) {
-		seterr(err, errlen,
-		       "line %u: not an af_unix_send_perf baseline ('%.32s' before 'version')",
-		       lineno, line);
-		return -EINVAL;
-	}
+	if (!*seen && strcmp(line, "version"))
+		return bad(err, errlen,
+			   "line %u: not an af_unix_send_perf baseline ('%.32s' before 'version')",
+			   lineno, line);
 	if (!strcmp(line, "run")) {
 		ret = bl_run(eq + 1, b);
 		if (ret)
-			seterr(err, errlen, "line %u: %s run", lineno,
-			       ret == -E2BIG ? "one too many" : "malformed");
+			snprintf(err, errlen, "line %u: %s run", lineno,
+				 ret == -E2BIG ? "one too many" : "malformed");
 		return ret;
 	}
 	if (!strcmp(line, "entry")) {
 		ret = bl_claim(eq + 1, ps);
 		if (ret)
-			seterr(err, errlen, "line %u: %s entry", lineno,
-			       ret == -EEXIST ? "duplicate" :
-			       ret == -E2BIG ? "one too many" : "malformed");
+			snprintf(err, errlen, "line %u: %s entry", lineno,
+				 ret == -EEXIST ? "duplicate" :
+				 ret == -E2BIG ? "one too many" : "malformed");
 		return ret;
 	}
 	for (k = 0; k < K_NR; k++)
 		if (!strcmp(line, bl_keys[k]))
 			break;
 	if (k == K_NR) {
-		seterr(err, errlen, "line %u: unknown key '%.32s'", lineno, line);
+		snprintf(err, errlen, "line %u: unknown key '%.32s'", lineno, line);
 		return -EINVAL;
 	}
-	if (*seen & (1U << k)) {
-		seterr(err, errlen, "line %u: duplicate key '%s'", lineno, line);
-		return -EINVAL;
-	}
+	if (*seen & (1U << k))
+		return bad(err, errlen, "line %u: duplicate key '%s'", lineno, line);
 	*seen |= 1U << k;
 	ret = bl_value(k, eq + 1, b);
 	if (ret == -EPROTO)
-		seterr(err, errlen,
-		       "line %u: version %.16s, this program reads version %d: record the baseline again",
-		       lineno, eq + 1, PERF_BASELINE_VERSION);
+		snprintf(err, errlen,
+			 "line %u: version %.16s, this program reads version %d: record the baseline again",
+			 lineno, eq + 1, PERF_BASELINE_VERSION);
 	else if (ret)
-		seterr(err, errlen, "line %u: bad value for '%s'", lineno, line);
+		snprintf(err, errlen, "line %u: bad value for '%s'", lineno, line);
 	return ret;
 }
 
@@ -279,25 +357,19 @@ int perf_baseline_parse(const char *text, struct perf_baseline *b,
 	memset(b, 0, sizeof(*b));
 	memset(&ps, 0, sizeof(ps));
 	if (!*text) {
-		seterr(err, errlen, "empty file");
+		snprintf(err, errlen, "empty file");
 		return -EINVAL;
 	}
 	while (*p) {
 		lineno++;
-		if (ps.seen & (1U << K_END)) {
-			seterr(err, errlen, "line %u: data after 'end'", lineno);
-			return -EINVAL;
-		}
+		if (ps.seen & (1U << K_END))
+			return bad(err, errlen, "line %u: data after 'end'", lineno);
 		nl = strchr(p, '\n');
-		if (!nl) {
-			seterr(err, errlen, "line %u: truncated (no newline)",
-			       lineno);
-			return -EINVAL;
-		}
-		if ((size_t)(nl - p) >= sizeof(line)) {
-			seterr(err, errlen, "line %u: too long", lineno);
-			return -EINVAL;
-		}
+		if (!nl)
+			return bad(err, errlen, "line %u: truncated (no newline)",
+				   lineno);
+		if ((size_t)(nl - p) >= sizeof(line))
+			return bad(err, errlen, "line %u: too long", lineno);
 		memcpy(line, p, nl - p);
 		line[nl - p] = '\0';
 		p = nl + 1;
@@ -309,15 +381,13 @@ int perf_baseline_parse(const char *text, struct perf_baseline *b,
 	}
 	for (k = 0; k < K_NR; k++) {
 		if (!(ps.seen & (1U << k))) {
-			seterr(err, errlen, "missing key '%s'%s", bl_keys[k],
-			       k == K_END ? " (truncated file?)" : "");
+			snprintf(err, errlen, "missing key '%s'%s", bl_keys[k],
+				 k == K_END ? " (truncated file?)" : "");
 			return -EINVAL;
 		}
 	}
-	if (!b->nr_entries) {
-		seterr(err, errlen, "no 'run' lines");
-		return -EINVAL;
-	}
+	if (!b->nr_entries)
+		return bad(err, errlen, "no 'run' lines");
 	return check_claims(&ps, b, err, errlen);
 }
 
@@ -329,61 +399,66 @@ int perf_baseline_load(const char *path, struct perf_baseline *b,
 	int ret;
 
 	if (access(path, F_OK) && errno == ENOENT) {
-		seterr(err, errlen, "%s does not exist", path);
+		snprintf(err, errlen, "%s does not exist", path);
 		return -ENOENT;
 	}
 	text = perf_read_file(path, FILE_MAX, msg, sizeof(msg));
 	if (!text) {
-		seterr(err, errlen, "%s", msg);
+		snprintf(err, errlen, "%s", msg);
 		return -EIO;
 	}
 	ret = perf_baseline_parse(text, b, msg, sizeof(msg));
 	free(text);
 	if (ret)
-		seterr(err, errlen, "%s: %s", path, msg);
+		snprintf(err, errlen, "%s: %s", path, msg);
 	return ret;
+}
+
+/* Appends to @buf at *@off; -ENOSPC when it does not fit. */
+static int append(char *buf, size_t len, size_t *off, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf + *off, len - *off, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= len - *off)
+		return -ENOSPC;
+	*off += n;
+	return 0;
 }
 
 int perf_baseline_format(const struct perf_baseline *b, char *buf, size_t len)
 {
-	size_t off, i, j;
-	int n;
+	const struct perf_entry *e;
+	size_t off = 0, i, j;
 
-	n = snprintf(buf, len,
-		     "# AppArmor af_unix_send_perf baseline, written by 'run_perf.sh record'\n"
-		     "version=%d\nmachine_id=%s\ncpu_model=%s\nkernel=%s\nlsm=%s\n"
-		     "apparmor=%s\nbatch=%u\nmsgs_per_round=%u\nwarmup=%u\n"
-		     "icount=%s\n"
-		     "# run=workload size ratio dgram_ns seqpacket_ns\n"
-		     "# entry=workload size mean_ratio spread runs (spread: stdev/mean)\n",
-		     PERF_BASELINE_VERSION, b->id.machine_id, b->id.cpu_model,
-		     b->sys.kernel, b->sys.lsm, b->sys.apparmor ? "yes" : "no",
-		     b->set.batch, b->set.msgs_per_round, b->set.warmup,
-		     b->set.icount ? "yes" : "no");
-	if (n < 0 || (size_t)n >= len)
+	if (append(buf, len, &off,
+		   "# AppArmor af_unix_send_perf baseline, written by 'run_perf.sh record'\n"
+		   "version=%d\nmachine_id=%s\ncpu_model=%s\nkernel=%s\nlsm=%s\n"
+		   "apparmor=%s\nbatch=%u\nmsgs_per_round=%u\nwarmup=%u\n"
+		   "icount=%s\n"
+		   "# run=workload size ratio dgram_ns seqpacket_ns\n"
+		   "# entry=workload size mean_ratio spread runs (spread: stdev/mean)\n",
+		   PERF_BASELINE_VERSION, b->id.machine_id, b->id.cpu_model,
+		   b->sys.kernel, b->sys.lsm, b->sys.apparmor ? "yes" : "no",
+		   b->set.batch, b->set.msgs_per_round, b->set.warmup,
+		   b->set.icount ? "yes" : "no"))
 		return -ENOSPC;
-	off = n;
 	for (i = 0; i < b->nr_entries; i++) {
-		const struct perf_entry *e = &b->entries[i];
-
-		for (j = 0; j < e->nr_runs; j++) {
-			n = snprintf(buf + off, len - off,
-				     "run=%s %u %.6f %.3f %.3f\n", e->workload,
-				     e->msg_size, e->runs[j].ratio,
-				     e->runs[j].dgram_ns, e->runs[j].seqpacket_ns);
-			if (n < 0 || (size_t)n >= len - off)
+		e = &b->entries[i];
+		for (j = 0; j < e->nr_runs; j++)
+			if (append(buf, len, &off, "run=%s %u %.6f %.3f %.3f\n",
+				   e->workload, e->msg_size, e->runs[j].ratio,
+				   e->runs[j].dgram_ns, e->runs[j].seqpacket_ns))
 				return -ENOSPC;
-			off += n;
-		}
-		n = snprintf(buf + off, len - off, "entry=%s %u %.6f %.6f %zu\n",
-			     e->workload, e->msg_size, e->ratio, e->spread,
-			     e->nr_runs);
-		if (n < 0 || (size_t)n >= len - off)
+		if (append(buf, len, &off, "entry=%s %u %.6f %.6f %zu\n",
+			   e->workload, e->msg_size, e->ratio, e->spread,
+			   e->nr_runs))
 			return -ENOSPC;
-		off += n;
 	}
-	n = snprintf(buf + off, len - off, "end=1\n");
-	return n < 0 || (size_t)n >= len - off ? -ENOSPC : 0;
+	return append(buf, len, &off, "end=1\n");
 }
 
 /* Written to a temporary file and renamed so a reader never sees half. */
@@ -391,46 +466,30 @@ int perf_baseline_store(const char *path, const struct perf_baseline *b,
 			char *err, size_t errlen)
 {
 	char tmp[4096], *buf = malloc(FILE_MAX);
+	int fd = -1, ret = -ENOSPC;
 	size_t len;
-	int fd, ret;
 
 	if (!buf || perf_baseline_format(b, buf, FILE_MAX) ||
 	    snprintf(tmp, sizeof(tmp), "%s.tmpXXXXXX", path) >= (int)sizeof(tmp)) {
-		seterr(err, errlen, "baseline too large");
-		free(buf);
-		return -ENOSPC;
+		snprintf(err, errlen, "baseline too large");
+		goto out;
 	}
+	ret = -EIO;
 	fd = mkstemp(tmp);
-	if (fd < 0) {
-		ret = -errno;
-		seterr(err, errlen, "%s: %s", tmp, strerror(errno));
-		free(buf);
-		return ret;
-	}
 	len = strlen(buf);
-	if (write(fd, buf, len) != (ssize_t)len || fsync(fd) ||
-	    fchmod(fd, 0644)) {
-		seterr(err, errlen, "%s: %s", tmp, strerror(errno));
+	if (fd < 0 || write(fd, buf, len) != (ssize_t)len || fsync(fd) ||
+	    fchmod(fd, 0644) || rename(tmp, path)) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		if (fd >= 0)
+			unlink(tmp);
+		goto out;
+	}
+	ret = 0;
+out:
+	if (fd >= 0)
 		close(fd);
-		unlink(tmp);
-		free(buf);
-		return -EIO;
-	}
-	close(fd);
 	free(buf);
-	if (rename(tmp, path)) {
-		seterr(err, errlen, "%s: %s", path, strerror(errno));
-		unlink(tmp);
-		return -EIO;
-	}
-	return 0;
-}
-
-static bool same_settings(const struct perf_settings *a,
-			  const struct perf_settings *b)
-{
-	return a->batch == b->batch && a->msgs_per_round == b->msgs_per_round &&
-		a->warmup == b->warmup && a->icount == b->icount;
+	return ret;
 }
 
 static void describe(const struct perf_settings *s, char *buf, size_t len)
@@ -448,27 +507,28 @@ enum perf_match perf_baseline_match(const struct perf_baseline *b,
 {
 	char was[160], now[160];
 
+	describe(&b->set, was, sizeof(was));
+	describe(set, now, sizeof(now));
 	if (strcmp(b->id.machine_id, id->machine_id) ||
 	    strcmp(b->id.cpu_model, id->cpu_model)) {
-		seterr(err, errlen,
-		       "recorded on another machine (%s, %s), this is (%s, %s)",
-		       b->id.machine_id, b->id.cpu_model, id->machine_id,
-		       id->cpu_model);
+		snprintf(err, errlen,
+			 "recorded on another machine (%s, %s), this is (%s, %s)",
+			 b->id.machine_id, b->id.cpu_model, id->machine_id,
+			 id->cpu_model);
 		return PERF_OTHER_MACHINE;
 	}
 	if (strcmp(b->sys.lsm, sys->lsm) || b->sys.apparmor != sys->apparmor) {
-		seterr(err, errlen,
-		       "recorded with LSMs %s, AppArmor %s; this kernel has %s, AppArmor %s",
-		       b->sys.lsm, b->sys.apparmor ? "enabled" : "disabled",
-		       sys->lsm, sys->apparmor ? "enabled" : "disabled");
+		snprintf(err, errlen,
+			 "recorded with LSMs %s, AppArmor %s; this kernel has %s, AppArmor %s",
+			 b->sys.lsm, b->sys.apparmor ? "enabled" : "disabled",
+			 sys->lsm, sys->apparmor ? "enabled" : "disabled");
 		return PERF_OTHER_SYSTEM;
 	}
-	if (!same_settings(&b->set, set)) {
-		describe(&b->set, was, sizeof(was));
-		describe(set, now, sizeof(now));
-		seterr(err, errlen,
-		       "recorded with %s; this run has %s: run with the baseline's settings or record again",
-		       was, now);
+	/* the descriptions hold every setting */
+	if (strcmp(was, now)) {
+		snprintf(err, errlen,
+			 "recorded with %s; this run has %s: run with the baseline's settings or record again",
+			 was, now);
 		return PERF_OTHER_SETTINGS;
 	}
 	return PERF_MATCH;
@@ -487,26 +547,27 @@ const struct perf_entry *perf_baseline_find(const struct perf_baseline *b,
 	return NULL;
 }
 
-/* The entry's mean, spread and mean times, from its runs. */
+/*
+ * The entry's mean, spread (sample stdev / mean) and mean times, from its
+ * runs: as perf_summarize() computes them, but here, since perf_verdict.c
+ * judges with an entry and so stands above this file.
+ */
 static void summarize(struct perf_entry *e)
 {
-	double v[PERF_MAX_RUNS];
-	struct perf_summary sum;
-	size_t i;
+	double ratio = 0, dgram = 0, seqpacket = 0, ss = 0;
+	size_t i, n = e->nr_runs;
 
-	for (i = 0; i < e->nr_runs; i++)
-		v[i] = e->runs[i].dgram_ns;
-	perf_summarize(v, e->nr_runs, &sum);
-	e->dgram_ns = sum.mean;
-	for (i = 0; i < e->nr_runs; i++)
-		v[i] = e->runs[i].seqpacket_ns;
-	perf_summarize(v, e->nr_runs, &sum);
-	e->seqpacket_ns = sum.mean;
-	for (i = 0; i < e->nr_runs; i++)
-		v[i] = e->runs[i].ratio;
-	perf_summarize(v, e->nr_runs, &sum);
-	e->ratio = sum.mean;
-	e->spread = sum.cv;
+	for (i = 0; i < n; i++) {
+		ratio += e->runs[i].ratio;
+		dgram += e->runs[i].dgram_ns;
+		seqpacket += e->runs[i].seqpacket_ns;
+	}
+	e->ratio = ratio / n;
+	for (i = 0; i < n; i++)
+		ss += (e->runs[i].ratio - e->ratio) * (e->runs[i].ratio - e->ratio);
+	e->spread = n > 1 && e->ratio != 0 ? sqrt(ss / (n - 1)) / e->ratio : 0;
+	e->dgram_ns = dgram / n;
+	e->seqpacket_ns = seqpacket / n;
 }
 
 int perf_baseline_add_run(struct perf_baseline *b, const char *workload,

@@ -78,6 +78,21 @@ enum perf_match {
 	PERF_OTHER_SETTINGS,	/* FAIL */
 };
 
+/*
+ * Strict numbers for the options and the file: strtoull() and strtod()
+ * alone take "-1", " 1", "nan" and trailing junk.  0, -EINVAL for
+ * malformed text or -ERANGE outside [min, max]; doubles finite only.
+ */
+int perf_parse_uint(const char *s, unsigned long long min,
+		    unsigned long long max, unsigned long long *out);
+int perf_parse_double(const char *s, double min, double max, double *out);
+/* "a,b,c": no empty items; -E2BIG for more than @max_n. */
+int perf_parse_uint_list(const char *s, unsigned long long min,
+			 unsigned long long max, unsigned int *out,
+			 size_t max_n, size_t *n);
+/* A whole text file of at most @max bytes, or NULL, the reason in @err. */
+char *perf_read_file(const char *path, size_t max, char *err, size_t errlen);
+
 /* 0, -ENOENT when the file does not exist, another -errno otherwise. */
 int perf_baseline_load(const char *path, struct perf_baseline *b,
 		       char *err, size_t errlen);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Tests of af_unix_send_perf's strict parsing (perf_parse.c) and baseline
+ * Tests of af_unix_send_perf's strict parsing (perf_baseline.c) and baseline
  * file (perf_baseline.c): a baseline that is corrupt, truncated, empty,
  * of another format, of another version, unreadable or whose entries do
  * not agree with their runs must never load, and each field that must
@@ -18,7 +18,6 @@
 
 #include "kselftest_harness.h"
 #include "perf_baseline.h"
-#include "perf_parse.h"
 
 #define NEAR(a, b, eps) (fabs((a) - (b)) <= (eps))
 

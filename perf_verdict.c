@@ -1,9 +1,114 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The verdict of af_unix_send_perf against a baseline.  See perf_verdict.h. */
+/* The statistics and the verdict of af_unix_send_perf.  See perf_verdict.h. */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "perf_verdict.h"
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+int perf_summarize(const double *v, size_t n, struct perf_summary *s)
+{
+	double sorted[PERF_MAX_ROUNDS], sum = 0, ss = 0;
+	size_t i;
+
+	if (!n || n > PERF_MAX_ROUNDS)
+		return -EINVAL;
+	memcpy(sorted, v, n * sizeof(*v));
+	qsort(sorted, n, sizeof(*sorted), cmp_double);
+	for (i = 0; i < n; i++)
+		sum += v[i];
+	s->n = n;
+	s->mean = sum / n;
+	for (i = 0; i < n; i++)
+		ss += (v[i] - s->mean) * (v[i] - s->mean);
+	s->stdev = n > 1 ? sqrt(ss / (n - 1)) : 0;
+	s->cv = s->mean != 0 ? s->stdev / s->mean : 0;
+	s->min = sorted[0];
+	s->max = sorted[n - 1];
+	s->median = n % 2 ? sorted[n / 2] :
+		(sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+	return 0;
+}
+
+/*
+ * A quantile of Student's t from @tab, its values for 1 to T_TAB degrees
+ * of freedom, then the Cornish-Fisher expansion around the normal
+ * quantile @z, within 1e-3 of the exact value there and better beyond.
+ */
+#define T_TAB	30
+
+static double t_quantile(const double tab[T_TAB], double z, size_t df)
+{
+	double d = df;
+
+	if (!df)
+		return NAN;
+	if (df <= T_TAB)
+		return tab[df - 1];
+	return z + (z * z * z + z) / (4 * d) +
+		(5 * pow(z, 5) + 16 * z * z * z + 3 * z) / (96 * d * d);
+}
+
+double perf_t975(size_t df)
+{
+	static const double tab[T_TAB] = {
+		12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306,
+		2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131, 2.120,
+		2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
+		2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+	};
+
+	return t_quantile(tab, 1.959964, df);
+}
+
+double perf_t99(size_t df)
+{
+	static const double tab[T_TAB] = {
+		31.821, 6.965, 4.541, 3.747, 3.365, 3.143, 2.998, 2.896,
+		2.821, 2.764, 2.718, 2.681, 2.650, 2.624, 2.602, 2.583,
+		2.567, 2.552, 2.539, 2.528, 2.518, 2.508, 2.500, 2.492,
+		2.485, 2.479, 2.473, 2.467, 2.462, 2.457,
+	};
+
+	return t_quantile(tab, 2.326348, df);
+}
+
+int perf_mean_ci(const double *v, size_t n, struct perf_ci *ci)
+{
+	struct perf_summary s;
+
+	if (n < 2 || perf_summarize(v, n, &s))
+		return -EINVAL;
+	ci->n = n;
+	ci->mean = s.mean;
+	ci->half = perf_t975(n - 1) * s.stdev / sqrt(n);
+	ci->lo = ci->mean - ci->half;
+	ci->hi = ci->mean + ci->half;
+	return 0;
+}
+
+int perf_ratios(const double *num, const double *den, size_t n, double *out)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (!(den[i] > 0))
+			return -EINVAL;
+		out[i] = num[i] / den[i];
+	}
+	return 0;
+}
 
 int perf_decide(const double *ratios, size_t n, double base, double tol,
 		struct perf_decision *d)
@@ -50,4 +155,137 @@ bool perf_more(bool done, size_t n, double elapsed_s,
 {
 	return !done && n < b->max_rounds && n < PERF_MAX_ROUNDS &&
 		elapsed_s < b->seconds;
+}
+
+int perf_check_tolerance(const struct perf_entry *e, double given,
+			 double *tol)
+{
+	if (!isnan(given)) {
+		*tol = given;
+		return 0;
+	}
+	return perf_tolerance(e->nr_runs, e->spread, tol);
+}
+
+/* How the check ended, its verdict and the reason its lines give. */
+static void ended(struct perf_check *c, enum perf_check_why why,
+		  enum perf_check_verdict v, const char *fmt, ...)
+{
+	va_list ap;
+
+	c->why = why;
+	c->verdict = v;
+	va_start(ap, fmt);
+	vsnprintf(c->reason, sizeof(c->reason), fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * Against entry @e of the baseline at @path.  Each verdict line says what
+ * it was decided on and what it would catch.
+ */
+static void against_entry(const struct perf_check_settings *set,
+			  const struct perf_check_series *s, const char *path,
+			  const struct perf_entry *e, struct perf_check *c)
+{
+	const struct perf_decision *d = &c->d;
+	double tol;
+	char buf[64];
+	int ret;
+
+	c->entry = e;
+	ret = perf_check_tolerance(e, set->tolerance, &tol);
+	/* too few runs is the recorder's mistake, too wide a spread is not */
+	if (ret == -EINVAL) {
+		ended(c, PERF_WHY_FEW_RUNS, PERF_CHECK_FAIL,
+		      "bad baseline: %s has %zu runs of it, a tolerance needs %d (run_perf.sh record takes %d), or give --tolerance",
+		      path, e->nr_runs, PERF_MIN_RUNS, PERF_DEFAULT_RUNS);
+		return;
+	}
+	if (ret) {
+		c->noisy_tol = tol;
+		ended(c, PERF_WHY_NOISY, PERF_CHECK_SKIP,
+		      "baseline too noisy to judge with: its %zu runs spread %.2f%%, a tolerance of %.2f%% over the %g%% cap; record on a quiet machine, or give --tolerance",
+		      e->nr_runs, e->spread * 100, tol * 100, PERF_TOL_CAP * 100);
+		return;
+	}
+	c->tolerance = tol;
+	if (perf_decide(s->ratios, s->n, e->ratio, tol, &c->d)) {
+		ended(c, PERF_WHY_BAD_RATIOS, PERF_CHECK_FAIL,
+		      "ratios cannot be judged");
+		return;
+	}
+	c->limit = d->limit;
+	c->catches = perf_mde(tol, e->nr_runs, e->spread, d->ci.half / e->ratio);
+	perf_catches_text(c->catches, buf, sizeof(buf));
+	if (d->verdict == PERF_PASS)
+		ended(c, PERF_WHY_JUDGED, PERF_CHECK_PASS,
+		      "ratio %.4f within %.2f%% of %.4f (95%% CI high %.4f <= limit %.4f); %s",
+		      d->ci.mean, tol * 100, e->ratio, d->ci.hi, d->limit, buf);
+	else if (d->verdict == PERF_FAIL)
+		ended(c, PERF_WHY_JUDGED, PERF_CHECK_FAIL,
+		      "ratio %.4f (95%% CI low %.4f) exceeds baseline %.4f by more than %.2f%% (limit %.4f); %s",
+		      d->ci.mean, d->ci.lo, e->ratio, tol * 100, d->limit, buf);
+	else
+		ended(c, PERF_WHY_JUDGED, PERF_CHECK_UNDECIDED,
+		      "undecided after %zu rounds and %.1f s (budget %u rounds, %g s): leans to %s, ratio %.4f is %.2f%% %s the limit %.4f, 95%% CI [%.4f, %.4f]; %s",
+		      s->n, s->extra_s, set->max_rounds, set->budget_s,
+		      d->lean_pct > 0 ? "FAIL" : "PASS", d->ci.mean,
+		      fabs(d->lean_pct), d->lean_pct > 0 ? "above" : "below",
+		      d->limit, d->ci.lo, d->ci.hi, buf);
+}
+
+struct perf_check perf_check(const struct perf_check_base *base,
+			     const struct perf_check_settings *set,
+			     const struct perf_check_series *s)
+{
+	struct perf_check c = {
+		.tolerance = set->tolerance, .noisy_tol = NAN,
+		.limit = NAN, .catches = NAN,
+	};
+	const char *rec = "record one with ./run_perf.sh record";
+
+	/* In this order: what each reason says presumes the ones before. */
+	if (!s->usable)
+		ended(&c, PERF_WHY_UNMEASURED, PERF_CHECK_SKIP,
+		      "no valid measurement");
+	else if (s->confined)
+		ended(&c, PERF_WHY_CONFINED, PERF_CHECK_SKIP,
+		      "task is confined ('%s'), run it unconfined", s->label);
+	else if (base->state == PERF_BASE_RECORD)
+		ended(&c, PERF_WHY_RECORDING, PERF_CHECK_RECORD,
+		      "to be recorded into %s", base->path);
+	else if (base->state == PERF_BASE_MISSING)
+		ended(&c, PERF_WHY_NO_BASELINE, PERF_CHECK_SKIP,
+		      "no baseline for this machine (%s); %s", base->msg, rec);
+	else if (base->state == PERF_BASE_ELSEWHERE)
+		ended(&c, PERF_WHY_ELSEWHERE, PERF_CHECK_SKIP,
+		      "cannot be judged here: %s", base->msg);
+	else if (base->state == PERF_BASE_BAD)
+		ended(&c, PERF_WHY_BAD_BASELINE, PERF_CHECK_FAIL,
+		      "bad baseline: %s", base->msg);
+	else if (!base->entry)
+		ended(&c, PERF_WHY_NO_ENTRY, PERF_CHECK_SKIP,
+		      "%s has no entry for it; %s", base->path, rec);
+	else
+		against_entry(set, s, base->path, base->entry, &c);
+	return c;
+}
+
+const char *perf_check_name(enum perf_check_verdict v)
+{
+	static const char * const names[] = {
+		"pass", "fail", "undecided", "skip", "record",
+	};
+
+	return names[v];
+}
+
+const char *perf_catches_text(double mde, char *buf, size_t len)
+{
+	if (isnan(mde))
+		snprintf(buf, len, "catches: unknown, the baseline has one run");
+	else
+		snprintf(buf, len, "catches >= +%.2f%% (95%% power)", mde * 100);
+	return buf;
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Known-answer tests for perf_stats.c, perf_verdict.c and perf_check.c
+ * Known-answer tests for perf_verdict.c
  * (each way a check of a series against its baseline entry can end, with
  * the reason text CI greps for), and a seeded simulation of
  * af_unix_send_perf's verdict under noise: how often it
@@ -19,8 +19,6 @@
 #include <linux/types.h>
 
 #include "kselftest_harness.h"
-#include "perf_check.h"
-#include "perf_stats.h"
 #include "perf_verdict.h"
 
 #define NEAR(a, b, eps) (fabs((a) - (b)) <= (eps))

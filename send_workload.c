@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The timed sends of af_unix_send_perf.  See send_workload.h.
+ * The timed sends of af_unix_send_perf and what they run on.  See
+ * send_workload.h.
  *
  * Only the send calls are timed: every batch is bracketed by two
  * clock_gettime(CLOCK_MONOTONIC) calls and the intervals are summed.
@@ -10,13 +11,14 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "kselftest.h"
 #include "send_workload.h"
 
 const char * const wl_names[NR_WL] = { "sendmmsg", "io_uring", "send" };
@@ -34,11 +36,6 @@ void wl_free(struct sock_ctx *c)
 	if (c->sv[1] >= 0)
 		close(c->sv[1]);
 	free(c->sbuf);
-	free(c->rbuf);
-	free(c->siov);
-	free(c->riov);
-	free(c->smsg);
-	free(c->rmsg);
 	memset(c, 0, sizeof(*c));
 	c->sv[0] = c->sv[1] = -1;
 }
@@ -50,7 +47,7 @@ static int ring_init(struct sock_ctx *c, char *reason, size_t rlen)
 	char buf[16];
 	int ret;
 
-	ret = io_uring_queue_init(c->batch, &c->ring, 0);
+	ret = io_uring_queue_init(WL_BATCH, &c->ring, 0);
 	if (ret) {
 		if (aa_read_line("/proc/sys/kernel/io_uring_disabled", buf,
 				 sizeof(buf)))
@@ -227,24 +224,22 @@ static void set_sndbuf(int fd, int bytes)
 static int fit_batch(struct sock_ctx *c, char *reason, size_t rlen)
 {
 	struct wl_count cnt = { 0 };
-	int ask = c->batch * (c->size + 1024), r, err = 0, tries;
+	int ask = WL_BATCH * (c->size + 1024), r, err = 0, tries;
 	char wmem[32];
 
 	for (tries = 0; tries < 16; tries++) {
 		if (sndbuf(c->sv[0]) < ask)
 			set_sndbuf(c->sv[0], ask);
-		fill_batch(c, c->batch);
-		r = sendmmsg(c->sv[0], c->smsg, c->batch, MSG_DONTWAIT);
+		fill_batch(c, WL_BATCH);
+		r = sendmmsg(c->sv[0], c->smsg, WL_BATCH, MSG_DONTWAIT);
 		err = r < 0 ? errno : 0;
 		drain_batch(c, r > 0 ? r : 0, &cnt);
 		if (cnt.failures) {
 			snprintf(reason, rlen, "probe batch arrived damaged");
 			return -1;
 		}
-		if (r == (int)c->batch) {
-			c->sndbuf = sndbuf(c->sv[0]);
+		if (r == (int)WL_BATCH)
 			return 0;
-		}
 		if (r < 0 && err != EAGAIN && err != EMSGSIZE && err != ENOBUFS)
 			break;
 		if (ask > (1 << 28))
@@ -255,13 +250,13 @@ static int fit_batch(struct sock_ctx *c, char *reason, size_t rlen)
 		snprintf(wmem, sizeof(wmem), "?");
 	snprintf(reason, rlen,
 		 "a batch of %u x %u B does not fit in the send buffer (SO_SNDBUF %d, net.core.wmem_max %s; SO_SNDBUFFORCE needs CAP_NET_ADMIN): %s",
-		 c->batch, c->size, sndbuf(c->sv[0]), wmem,
+		 WL_BATCH, c->size, sndbuf(c->sv[0]), wmem,
 		 err ? strerror(err) : "short send");
 	return -1;
 }
 
 int wl_init(struct sock_ctx *c, int type, int workload, unsigned int size,
-	    unsigned int batch, char *reason, size_t rlen, bool *skip)
+	    char *reason, size_t rlen, bool *skip)
 {
 	unsigned int i;
 
@@ -269,26 +264,21 @@ int wl_init(struct sock_ctx *c, int type, int workload, unsigned int size,
 	c->sv[0] = c->sv[1] = -1;
 	c->workload = workload;
 	c->size = size;
-	c->batch = batch;
 	*skip = false;
 	if (socketpair(AF_UNIX, type | SOCK_CLOEXEC, 0, c->sv)) {
 		snprintf(reason, rlen, "socketpair: %s", strerror(errno));
 		return -1;
 	}
-	c->sbuf = calloc(batch, size);
-	c->rbuf = calloc(batch, size);
-	c->siov = calloc(batch, sizeof(*c->siov));
-	c->riov = calloc(batch, sizeof(*c->riov));
-	c->smsg = calloc(batch, sizeof(*c->smsg));
-	c->rmsg = calloc(batch, sizeof(*c->rmsg));
-	if (!c->sbuf || !c->rbuf || !c->siov || !c->riov || !c->smsg || !c->rmsg) {
+	/* the receive buffers follow the send buffers */
+	c->sbuf = calloc(2 * WL_BATCH, size);
+	if (!c->sbuf) {
 		snprintf(reason, rlen, "out of memory");
 		return -1;
 	}
-	for (i = 0; i < batch; i++) {
+	for (i = 0; i < WL_BATCH; i++) {
 		c->siov[i].iov_base = c->sbuf + (size_t)i * size;
 		c->siov[i].iov_len = size;
-		c->riov[i].iov_base = c->rbuf + (size_t)i * size;
+		c->riov[i].iov_base = c->sbuf + (size_t)(WL_BATCH + i) * size;
 		c->riov[i].iov_len = size;
 		c->smsg[i].msg_hdr.msg_iov = &c->siov[i];
 		c->smsg[i].msg_hdr.msg_iovlen = 1;
@@ -322,7 +312,7 @@ int wl_round(struct sock_ctx *c, unsigned int msgs, struct wl_count *cnt,
 	int ret, err;
 
 	while (left) {
-		n = left < c->batch ? left : c->batch;
+		n = left < WL_BATCH ? left : WL_BATCH;
 		fill_batch(c, n);
 		prep_batch(c, n);
 		clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -346,4 +336,121 @@ int wl_round(struct sock_ctx *c, unsigned int msgs, struct wl_count *cnt,
 	check_empty(c, cnt);
 	*ns_per_msg = total / msgs;
 	return 0;
+}
+
+double wl_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+/*
+ * Migrations must not land inside a timed batch; the highest allowed CPU
+ * by default, as seccomp_benchmark does, because CPU 0 tends to take more
+ * interrupts.
+ */
+unsigned int wl_pin_cpu(unsigned int cpu)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		ksft_exit_fail_perror("sched_getaffinity");
+	if (cpu == CPU_SETSIZE) {
+		for (cpu = CPU_SETSIZE - 1; cpu > 0 && !CPU_ISSET(cpu, &set); cpu--)
+			;
+	} else if (!CPU_ISSET(cpu, &set)) {
+		fprintf(stderr, "af_unix_send_perf: invalid --cpu '%u': not in the allowed set\n",
+			cpu);
+		exit(KSFT_FAIL);
+	}
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		ksft_exit_fail_perror("sched_setaffinity");
+	return cpu;
+}
+
+/* What the run is on. */
+static void read_or(const char *path, char *buf, size_t len, const char *dflt)
+{
+	if (aa_read_line(path, buf, len) || !buf[0])
+		snprintf(buf, len, "%s", dflt);
+}
+
+static void cpu_model(char *buf, size_t len)
+{
+	char line[512], *p;
+	FILE *f = fopen("/proc/cpuinfo", "re");
+
+	snprintf(buf, len, "unknown");
+	while (f && fgets(line, sizeof(line), f)) {
+		p = strchr(line, ':');
+		if (strncmp(line, "model name", 10) || !p)
+			continue;
+		p += strspn(p + 1, " \t") + 1;
+		p[strcspn(p, "\n")] = '\0';
+		if (*p)
+			snprintf(buf, len, "%s", p);
+		break;
+	}
+	if (f)
+		fclose(f);
+}
+
+void wl_env_probe(struct wl_env *env)
+{
+	const char *slow = getenv("KSFT_MACHINE_SLOW"), *v, *w;
+	time_t t = time(NULL);
+	bool lockdep = !access("/proc/lockdep", F_OK);
+	bool kmemleak = !access("/sys/kernel/debug/kmemleak", F_OK);
+	struct timespec ts;
+	double t0;
+	int i;
+
+	uname(&env->uts);
+	aa_env_probe(&env->aa);
+	if (aa_task_label(env->label, sizeof(env->label)))
+		snprintf(env->label, sizeof(env->label), "none (no AppArmor label)");
+	env->unconfined = !strcmp(env->label, "unconfined");
+	read_or("/proc/cmdline", env->cmdline, sizeof(env->cmdline), "");
+	for (w = env->cmdline; (w = strstr(w, ICOUNT_WORD)); w++)
+		if ((w == env->cmdline || w[-1] == ' ') &&
+		    (!w[strlen(ICOUNT_WORD)] || w[strlen(ICOUNT_WORD)] == ' '))
+			env->icount = true;
+	env->machine_slow = slow && !strcmp(slow, "yes");
+	read_or("/etc/machine-id", env->id.machine_id,
+		sizeof(env->id.machine_id), "none");
+	cpu_model(env->id.cpu_model, sizeof(env->id.cpu_model));
+	snprintf(env->sys.kernel, sizeof(env->sys.kernel), "%s", env->uts.release);
+	read_or("/sys/kernel/security/lsm", env->sys.lsm, sizeof(env->sys.lsm),
+		"unreadable");
+	env->sys.apparmor = env->aa.enabled;
+	read_or("/sys/devices/system/clocksource/clocksource0/current_clocksource",
+		env->clocksource, sizeof(env->clocksource), "unknown");
+	/* debugfs has the dynamic model; else what the build says */
+	v = env->uts.version;
+	if (aa_read_line("/sys/kernel/debug/sched/preempt", env->preempt,
+			 sizeof(env->preempt)))
+		snprintf(env->preempt, sizeof(env->preempt), "%s",
+			 strstr(v, "PREEMPT_RT") ? "PREEMPT_RT" :
+			 strstr(v, "PREEMPT_DYNAMIC") ?
+			 "PREEMPT_DYNAMIC (model not readable)" :
+			 strstr(v, "PREEMPT") ? "PREEMPT" : "none or voluntary");
+	/*
+	 * Lockdep and kmemleak cost every lock and allocation more than the
+	 * send path's own work: timings there say nothing of what ships.
+	 */
+	if (lockdep || kmemleak)
+		ksft_exit_skip("a debug kernel (%s%s%s): its timings are not the kernel's\n",
+			       lockdep ? "lockdep" : "",
+			       lockdep && kmemleak ? ", " : "",
+			       kmemleak ? "kmemleak" : "");
+	strftime(env->time, sizeof(env->time), "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
+	/* every timed batch interval contains about one clock_gettime() */
+	t0 = wl_now_ns();
+	for (i = 0; i < 100000; i++)
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+	env->clock_ns = (wl_now_ns() - t0) / 100000;
 }

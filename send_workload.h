@@ -2,7 +2,8 @@
 /*
  * The sends af_unix_send_perf times: one socketpair per socket type, a
  * batch of messages sent by sendmmsg(), io_uring SEND or send(), then
- * received and checked outside the timed region.
+ * received and checked outside the timed region; and the machine they
+ * are timed on: the clock, the CPU pinned to, what the run is on.
  */
 #ifndef _SELFTESTS_APPARMOR_SEND_WORKLOAD_H
 #define _SELFTESTS_APPARMOR_SEND_WORKLOAD_H
@@ -11,14 +12,19 @@
 #include <stdint.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
+#include <sys/utsname.h>
 
 #ifdef HAVE_LIBURING
 #include <liburing.h>
 #endif
 
+#include "common.h"
+#include "perf_baseline.h"
+
 #define WL_MIN_SIZE	8	/* room for the sequence number */
 #define WL_MAX_SIZE	65536
-#define WL_MAX_BATCH	1024
+/* Messages per send batch: part of a baseline's settings. */
+#define WL_BATCH	32
 
 enum { WL_SENDMMSG, WL_IOURING, WL_SEND, NR_WL };
 enum { S_DGRAM, S_SEQPACKET, NR_S };
@@ -37,14 +43,9 @@ struct sock_ctx {
 	int sv[2];		/* sv[0] sends, sv[1] receives */
 	int workload;
 	unsigned int size;
-	unsigned int batch;
-	int sndbuf;		/* what the send buffer ended up as */
-	char *sbuf;
-	char *rbuf;
-	struct iovec *siov;
-	struct iovec *riov;
-	struct mmsghdr *smsg;
-	struct mmsghdr *rmsg;
+	char *sbuf;		/* WL_BATCH messages to send, then to receive */
+	struct iovec siov[WL_BATCH], riov[WL_BATCH];
+	struct mmsghdr smsg[WL_BATCH], rmsg[WL_BATCH];
 	uint64_t seq;
 	bool have_ring;
 #ifdef HAVE_LIBURING
@@ -58,7 +59,7 @@ struct sock_ctx {
  * something missing (io_uring) rather than a failure.
  */
 int wl_init(struct sock_ctx *c, int type, int workload, unsigned int size,
-	    unsigned int batch, char *reason, size_t rlen, bool *skip);
+	    char *reason, size_t rlen, bool *skip);
 /* Also after a failed wl_init(), and twice. */
 void wl_free(struct sock_ctx *c);
 /*
@@ -68,5 +69,27 @@ void wl_free(struct sock_ctx *c);
  */
 int wl_round(struct sock_ctx *c, unsigned int msgs, struct wl_count *cnt,
 	     double *ns_per_msg, char *reason, size_t rlen);
+/* The kernel command line word vmtest.sh --icount adds. */
+#define ICOUNT_WORD	"vmtest.icount=1"
+
+/* What the run is on: printed, written to the JSON, held to the baseline. */
+struct wl_env {
+	struct utsname uts;
+	char label[256];
+	struct aa_env aa;
+	bool unconfined, icount, machine_slow;
+	struct perf_identity id;
+	struct perf_system sys;
+	char cmdline[4096], clocksource[64], preempt[128];
+	char time[32];		/* UTC, ISO 8601 */
+	double clock_ns;	/* cost of one clock_gettime() */
+};
+
+/* Fills @env; a debug kernel SKIPs the program (ksft_exit_skip()). */
+void wl_env_probe(struct wl_env *env);
+/* CLOCK_MONOTONIC in ns: every time af_unix_send_perf keeps. */
+double wl_now_ns(void);
+/* Pins to @cpu, CPU_SETSIZE: the highest allowed; exits when it cannot. */
+unsigned int wl_pin_cpu(unsigned int cpu);
 
 #endif /* _SELFTESTS_APPARMOR_SEND_WORKLOAD_H */

@@ -55,17 +55,13 @@ HISTORY=(unix_history_tests.c)
 FIXES=(unix_fixes_test.c unix_fixes_refs.c unix_fixes_race.c)
 VM=(vmtest.sh build_kernel.sh config.vm config.debug)
 # The benchmark as a reviewer reads it, each patch building on its own:
-# the verdict and the check of a series against a baseline entry (whose
-# type perf_baseline.h declares); the baseline file, and perf_env.c that
-# probes what it records, compiled from the next patch on (with it, that
-# patch would add over 2,000 lines); the program; the maintainer's scripts.
-BENCH_VERDICT=(perf_stats.c perf_stats.h perf_verdict.c perf_verdict.h
-	perf_check.c perf_check.h perf_baseline.h perf_verdict_test.c)
-BENCH_BASELINE=(perf_parse.c perf_parse.h perf_baseline.c
-	perf_baseline_test.c perf_env.c perf_env.h)
-BENCH_PROGRAM=(af_unix_send_perf.c send_opts.h send_opts.c
-	send_workload.c send_workload.h
-	perf_json.c perf_json.h)
+# the statistics, the verdict and the check of a series against a
+# baseline entry (whose type perf_baseline.h declares); the baseline file;
+# the program; the maintainer's scripts.
+BENCH_VERDICT=(perf_verdict.c perf_verdict.h perf_baseline.h
+	perf_verdict_test.c)
+BENCH_BASELINE=(perf_baseline.c perf_baseline_test.c)
+BENCH_PROGRAM=(af_unix_send_perf.c send_workload.c send_workload.h)
 BENCH_SCRIPTS=(run_perf.sh)
 BENCH=("${BENCH_VERDICT[@]}" "${BENCH_BASELINE[@]}" "${BENCH_PROGRAM[@]}"
 	"${BENCH_SCRIPTS[@]}")
