@@ -17,7 +17,8 @@
  *   task's label, or not used;
  * - route: the end reaches that label by change_profile of its creator,
  *   or by fork and a change in the child, an exec (inherited) or
- *   SCM_RIGHTS, or it is made there, under that label;
+ *   SCM_RIGHTS, or it is made there, under that label; most cases are
+ *   three worlds (change_profile, fork, made there), each pair compared;
  * - label_path: the same stack A//&U put on by aa_stack_profile(), or by
  *   change_profile to "&U", or at an exec (aa_stack_onexec());
  * - peer_side: the peer, A holding end 1, uses its end (write, flocks),
@@ -60,8 +61,9 @@
  * Every case prints its seed: AA_HISTORY_SEED=<seed> with
  * AA_HISTORY_CASES=1 runs that case again exactly.  A FAIL prints both
  * worlds and their outcomes, shrunk to the smallest pair that still
- * differs.  A test runs cases for AA_HISTORY_SECONDS (default
- * HISTORY_SECONDS), or AA_HISTORY_CASES of them.
+ * differs.  A test runs cases for its budget (HISTORY_MS, the route
+ * test HISTORY_ROUTE_MS), for AA_HISTORY_SECONDS, or AA_HISTORY_CASES
+ * of them.
  */
 
 #include "unix_handoff.h"
@@ -69,8 +71,14 @@
 
 typedef unsigned long long u64;
 
-/* Each test's default budget: the ten add under a minute under TCG. */
-#define HISTORY_SECONDS 5
+/*
+ * Each test's default budget, in ms: the ten add under a minute under
+ * TCG.  The route test gets more: a difference only some of its routes
+ * and rules show (a lock on an end made there) is a few cases in a
+ * thousand.
+ */
+#define HISTORY_MS 3500
+#define HISTORY_ROUTE_MS 12000
 /* The harness's limit: AA_HISTORY_SECONDS is kept under it. */
 #define HISTORY_TIMEOUT 900
 
@@ -203,6 +211,8 @@ static const char *const hist_rel_name[] = {
 	[REL_PEER_SIDE] = "peer_side",
 };
 
+#define HIST_WORLDS 3
+
 struct hist_case {
 	u64 seed;
 	enum handoff_shape shape;
@@ -213,7 +223,9 @@ struct hist_case {
 	enum handoff_peer peer;
 	unsigned int peer_warm;
 	unsigned int peer_user;	/* HPEER_CHANGE: to this U */
-	struct hist_world w[2];
+	/* Two worlds, or three for a route: each pair of them compared. */
+	unsigned int worlds;
+	struct hist_world w[HIST_WORLDS];
 };
 
 static const unsigned int hist_warm_ops[] = {
@@ -254,9 +266,10 @@ static unsigned int hist_pick(u64 *s, unsigned int n)
 
 /* The run's first seed, and how long or how many cases a test runs. */
 static struct {
+	bool init;
 	u64 seed;
 	long max_cases;	/* 0: by time */
-	long seconds;
+	long ms;	/* 0: each test's default */
 } hist_budget;
 
 static void hist_budget_init(void)
@@ -271,10 +284,10 @@ static void hist_budget_init(void)
 	if (seed)
 		hist_budget.seed = strtoull(seed, NULL, 0);
 	hist_budget.max_cases = count ? strtol(count, NULL, 0) : 0;
-	hist_budget.seconds = secs ? strtol(secs, NULL, 0) : HISTORY_SECONDS;
-	if (hist_budget.seconds < 1 ||
-	    hist_budget.seconds > HISTORY_TIMEOUT * 2 / 3)
-		hist_budget.seconds = HISTORY_SECONDS;
+	hist_budget.ms = secs ? strtol(secs, NULL, 0) * 1000 : 0;
+	if (hist_budget.ms < 0 || hist_budget.ms > HISTORY_TIMEOUT * 2000 / 3)
+		hist_budget.ms = 0;
+	hist_budget.init = true;
 }
 
 /*
@@ -303,6 +316,7 @@ static void hist_gen(struct hist_case *hc, u64 seed, enum hist_rel rel)
 
 	memset(hc, 0, sizeof(*hc));
 	hc->seed = seed;
+	hc->worlds = 2;
 	hc->shape = hist_shapes[hist_pick(&s, ARRAY_SIZE(hist_shapes))];
 	hc->type = hist_types[hist_pick(&s, ARRAY_SIZE(hist_types))];
 	hc->op = hist_ops[hist_pick(&s, ARRAY_SIZE(hist_ops))];
@@ -326,20 +340,24 @@ static void hist_gen(struct hist_case *hc, u64 seed, enum hist_rel rel)
 		hc->w[1] = hc->w[0];
 		hc->w[0].how = HANDOFF_CHANGE;
 		/*
-		 * Made there half the time, else moved by a random route;
-		 * never made there under rules that refuse the peer, then
-		 * made under U too, what A's peer was granted.
+		 * A quarter of the time a random route after A's use, else
+		 * three unused ends: changed, forked, made there, where a
+		 * check the other routes skip shows twice; never made there
+		 * under rules that refuse the peer, then made under U too,
+		 * what A's peer was granted.
 		 */
-		if (hist_pick(&s, 2) || hist_unix_of(hc->user) == U_PEER_A ||
+		if (!hist_pick(&s, 4) || hist_unix_of(hc->user) == U_PEER_A ||
 		    hist_unix_of(hc->user) == U_NO_RECEIVE) {
 			hc->w[1].how = moved[hist_pick(&s, ARRAY_SIZE(moved))];
 			break;
 		}
 		/* Made there, it was never used under A. */
-		hc->w[1].how = HANDOFF_CHANGE;
-		hc->w[1].made_there = true;
+		hc->worlds = 3;
 		hc->w[0].warm = 0;
-		hc->w[1].warm = 0;
+		hc->w[1] = hc->w[0];
+		hc->w[1].how = HANDOFF_FORK;
+		hc->w[2] = hc->w[0];
+		hc->w[2].made_there = true;
 		break;
 	case REL_LABEL_PATH:
 		hc->w[0] = hist_stack_ways[0];
@@ -546,35 +564,51 @@ static bool hist_not_delivered(const struct outcome *o)
 }
 
 /*
- * Runs both worlds: 1 if they differ, 0 if not (or, but for prior use,
- * if a world was not delivered the end), -errno if a run could not be
- * set up.
+ * Runs every world: 1 if two differ, 0 if not (or, but for prior use,
+ * where a world was not delivered the end), -errno if a run could not
+ * be set up.  On a difference @hc and @got keep the two worlds that
+ * differed, as worlds 1 and 2, for the shrinking and the report.
  */
-static int hist_differ(const struct hist_profs *hp, const struct hist_case *hc,
-		       enum hist_rel rel, struct outcome got[2])
+static int hist_differ(const struct hist_profs *hp, struct hist_case *hc,
+		       enum hist_rel rel, struct outcome got[HIST_WORLDS])
 {
-	int w, ret;
+	unsigned int i, j;
+	int ret;
 
-	for (w = 0; w < 2; w++) {
-		ret = hist_run(hp, hc, w, &got[w]);
+	for (i = 0; i < hc->worlds; i++) {
+		ret = hist_run(hp, hc, i, &got[i]);
 		if (ret)
 			return ret;
 	}
-	if (rel != REL_PRIOR_USE && (hist_not_delivered(&got[0]) ||
-				     hist_not_delivered(&got[1])))
-		return 0;
-	return !outcome_eq(&got[0], &got[1]);
+	for (i = 0; i < hc->worlds; i++) {
+		for (j = i + 1; j < hc->worlds; j++) {
+			if (rel != REL_PRIOR_USE &&
+			    (hist_not_delivered(&got[i]) ||
+			     hist_not_delivered(&got[j])))
+				continue;
+			if (outcome_eq(&got[i], &got[j]))
+				continue;
+			hc->w[0] = hc->w[i];
+			hc->w[1] = hc->w[j];
+			got[0] = got[i];
+			got[1] = got[j];
+			hc->worlds = 2;
+			return 1;
+		}
+	}
+	return 0;
 }
 
 /* @t replaces @hc when its pair still differs. */
 static void hist_try(const struct hist_profs *hp, struct hist_case *hc,
 		     const struct hist_case *t, enum hist_rel rel,
-		     struct outcome got[2])
+		     struct outcome got[HIST_WORLDS])
 {
-	struct outcome g[2];
+	struct outcome g[HIST_WORLDS];
+	struct hist_case c = *t;
 
-	if (memcmp(t, hc, sizeof(*t)) && hist_differ(hp, t, rel, g) == 1) {
-		*hc = *t;
+	if (memcmp(t, hc, sizeof(*t)) && hist_differ(hp, &c, rel, g) == 1) {
+		*hc = c;
 		memcpy(got, g, sizeof(g));
 	}
 }
@@ -587,7 +621,7 @@ static void hist_try(const struct hist_profs *hp, struct hist_case *hc,
  * and the peer's U', each the pool's first choice.
  */
 static void hist_shrink(const struct hist_profs *hp, struct hist_case *hc,
-			enum hist_rel rel, struct outcome got[2])
+			enum hist_rel rel, struct outcome got[HIST_WORLDS])
 {
 	struct hist_case t;
 	size_t i;
@@ -631,14 +665,15 @@ static void hist_shrink(const struct hist_profs *hp, struct hist_case *hc,
 /* Runs cases until the budget is spent; @fn runs one and says if it held. */
 typedef bool hist_case_fn(struct ctx *c, u64 seed, int n, void *arg);
 
-static void hist_loop(struct ctx *c, const char *rel, hist_case_fn *fn,
-		      void *arg)
+static void hist_loop(struct ctx *c, const char *rel, long ms,
+		      hist_case_fn *fn, void *arg)
 {
 	struct __test_metadata *_metadata = c->metadata;
 	u64 state = hist_budget.seed, seed;
 	struct timespec t0, t;
 	int n, failed = 0;
 
+	ms = hist_budget.ms ?: ms;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ksft_print_msg("history %s: first seed %#llx\n", rel, state);
 	for (n = 0;; n++) {
@@ -646,7 +681,8 @@ static void hist_loop(struct ctx *c, const char *rel, hist_case_fn *fn,
 		if (hist_budget.max_cases && n >= hist_budget.max_cases)
 			break;
 		if (!hist_budget.max_cases &&
-		    t.tv_sec - t0.tv_sec >= hist_budget.seconds)
+		    (t.tv_sec - t0.tv_sec) * 1000 +
+		    (t.tv_nsec - t0.tv_nsec) / 1000000 >= ms)
 			break;
 		/* The first case is the seed itself, to re-run one. */
 		seed = n ? hist_next(&state) : state;
@@ -670,7 +706,7 @@ static bool hist_case(struct ctx *c, u64 seed, int n, void *arg)
 	const struct hist_profs *hp = ((struct hist_arg *)arg)->hp;
 	enum hist_rel rel = ((struct hist_arg *)arg)->rel;
 	char w0[512], w1[512], o0[128], o1[128];
-	struct outcome got[2];
+	struct outcome got[HIST_WORLDS];
 	struct hist_case hc;
 	int ret;
 
@@ -702,7 +738,9 @@ static void check_hist(struct ctx *c, enum hist_rel rel)
 
 	if (!hist_names(c, &hp) || c->collect)
 		return;
-	hist_loop(c, hist_rel_name[rel], hist_case, &arg);
+	hist_loop(c, hist_rel_name[rel],
+		  rel == REL_ROUTE ? HISTORY_ROUTE_MS : HISTORY_MS, hist_case,
+		  &arg);
 }
 
 static void check_hist_prior_use(struct ctx *c)
@@ -813,7 +851,8 @@ static void check_hist_peer(struct ctx *c)
 	hpr.sh = shared_alloc(sizeof(*hpr.sh));
 	EXPECT_NE(NULL, hpr.sh);
 	if (hpr.sh) {
-		hist_loop(c, "peer_replaced", hist_peer_case, &hpr);
+		hist_loop(c, "peer_replaced", HISTORY_MS, hist_peer_case,
+			  &hpr);
 		shared_free(hpr.sh, sizeof(*hpr.sh));
 	}
 	peer_end(c, &hpr.pp, hpr.afd);
@@ -846,7 +885,7 @@ static void run_hist(struct __test_metadata *_metadata, enum aa_abi abi,
 	if (env.enabled && !env.have_v9_unix)
 		SKIP(return, "%s",
 		     "kernel without AppArmor network_v9/af_unix (6.17+): the labels these histories keep are not kept");
-	if (!hist_budget.seconds)
+	if (!hist_budget.init)
 		hist_budget_init();
 	run_abi(_metadata, abi, fn);
 }
