@@ -423,7 +423,6 @@ struct series {
 static void run_series(int wl, unsigned int size, double base, double tol,
 		       struct series *r)
 {
-	const struct perf_budget budget = { opts.max_rounds, opts.budget_s };
 	struct sock_ctx c[NR_S] = { { .sv = { -1, -1 } }, { .sv = { -1, -1 } } };
 	struct wl_count scratch;
 	struct perf_decision d;
@@ -448,7 +447,7 @@ static void run_series(int wl, unsigned int size, double base, double tol,
 				(!perf_decide(r->ratios, r->n, base, tol, &d) &&
 				 d.verdict != PERF_UNDECIDED);
 			if (!perf_more(done, r->n, (wl_now_ns() - t_extra) / 1e9,
-				       &budget))
+				       opts.max_rounds, opts.budget_s))
 				break;
 		}
 		for (k = 0; k < NR_S; k++) {
@@ -465,15 +464,14 @@ static void run_series(int wl, unsigned int size, double base, double tol,
 			ns[S_DGRAM], ns[S_SEQPACKET]);
 		if (warm)
 			continue;
-		r->ns[S_DGRAM][r->n] = ns[S_DGRAM];
-		r->ns[S_SEQPACKET][r->n] = ns[S_SEQPACKET];
-		if (perf_ratios(&ns[S_DGRAM], &ns[S_SEQPACKET], 1,
-				&r->ratios[r->n])) {
+		if (!(ns[S_SEQPACKET] > 0)) {
 			snprintf(r->reason, sizeof(r->reason),
 				 "seqpacket round took no time");
 			goto out;
 		}
-		r->n++;
+		r->ns[S_DGRAM][r->n] = ns[S_DGRAM];
+		r->ns[S_SEQPACKET][r->n] = ns[S_SEQPACKET];
+		r->ratios[r->n++] = ns[S_DGRAM] / ns[S_SEQPACKET];
 	}
 	r->extra_s = (wl_now_ns() - t_extra) / 1e9;
 	r->status = KSFT_PASS;
@@ -827,8 +825,8 @@ static void check_baseline(int wl, unsigned int size, bool usable,
 	struct perf_check c = perf_check(&b, &set, &s);
 	const struct perf_entry *e = c.entry;
 	static const int codes[] = {
-		[PERF_CHECK_PASS] = KSFT_PASS, [PERF_CHECK_FAIL] = KSFT_FAIL,
-		[PERF_CHECK_UNDECIDED] = KSFT_SKIP, [PERF_CHECK_SKIP] = KSFT_SKIP,
+		[PERF_PASS] = KSFT_PASS, [PERF_FAIL] = KSFT_FAIL,
+		[PERF_UNDECIDED] = KSFT_SKIP, [PERF_SKIP] = KSFT_SKIP,
 	};
 	char tag[96];
 
@@ -837,7 +835,7 @@ static void check_baseline(int wl, unsigned int size, bool usable,
 	/* a baseline missing a series it was asked to hold is not written */
 	if (c.why == PERF_WHY_UNMEASURED)
 		base.record_failed = true;
-	if (c.verdict == PERF_CHECK_RECORD) {
+	if (c.verdict == PERF_RECORD) {
 		record_entry(tag, wl, size, r, &c);
 		return;
 	}
