@@ -49,8 +49,7 @@
 #define BASELINE_DIR	"/var/lib/apparmor-selftests"
 #define JSON_FORMAT	"af_unix_send_perf/2"
 #define MAX_SIZES	16
-/* What KSFT_MACHINE_SLOW=yes multiplies the time budget by. */
-#define SLOW_BUDGET	10
+#define SLOW_BUDGET	10	/* x the time budget, KSFT_MACHINE_SLOW=yes */
 
 enum { V_UNCONFINED, V_OLD, V_NEW, NR_V };
 static const char * const v_names[NR_V] = {
@@ -326,10 +325,7 @@ static void jint(const char *key, unsigned long long v)
 	jsep = ", ";
 }
 
-/*
- * Starts an item of list @l with the series' variant (unless NULL),
- * workload and size; false without --json.
- */
+/* Starts an item of list @l with the series (@variant: unless NULL). */
 static bool jitem(int l, const char *variant, int wl, unsigned int size)
 {
 	if (!opts.json)
