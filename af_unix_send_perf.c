@@ -412,21 +412,23 @@ struct series {
 /*
  * Warm-up rounds, then paired rounds, dgram and seqpacket with the order
  * swapped every round so slow drift lands on both: --rounds, then, when
- * judged against @base with @tol (base > 0), more until decided or the
+ * judged against baseline entry @e (NULL: none), more until decided or the
  * budget is spent.  A recorded run measures --rounds, as a check does
  * before it is decided: the spread of the runs is that of a first look.
  */
-static void run_series(int wl, unsigned int size, double base, double tol,
+static void run_series(int wl, unsigned int size, const struct perf_entry *e,
 		       struct series *r)
 {
 	struct sock_ctx c[NR_S] = { { .sv = { -1, -1 } }, { .sv = { -1, -1 } } };
 	struct wl_count scratch;
 	struct perf_decision d;
 	unsigned int round, k;
-	double ns[NR_S], t_extra = 0;
+	double ns[NR_S], t_extra = 0, tol;
 	bool skip = false, done;
 	int st;
 
+	if (e && perf_check_tolerance(e, opts.tolerance, &tol))
+		e = NULL;
 	memset(r, 0, sizeof(*r));
 	r->status = KSFT_FAIL;
 	for (st = 0; st < NR_S; st++)
@@ -439,8 +441,8 @@ static void run_series(int wl, unsigned int size, double base, double tol,
 		if (!warm && r->n == opts.rounds)
 			t_extra = wl_now_ns();
 		if (!warm && r->n >= opts.rounds) {
-			done = !(base > 0) ||
-				(!perf_decide(r->ratios, r->n, base, tol, &d) &&
+			done = !e ||
+				(!perf_decide(r->ratios, r->n, e->ratio, tol, &d) &&
 				 d.verdict != PERF_UNDECIDED);
 			if (!perf_more(done, r->n, (wl_now_ns() - t_extra) / 1e9,
 				       opts.max_rounds, opts.budget_s))
@@ -511,7 +513,7 @@ static void run_in_child(int wl, unsigned int size, const char *prof,
 			snprintf(shared->reason, sizeof(shared->reason),
 				 "label after changeprofile is '%.200s'", label);
 		} else {
-			run_series(wl, size, 0, 0, shared);
+			run_series(wl, size, NULL, shared);
 		}
 		_exit(0);
 	}
@@ -848,10 +850,8 @@ static void check_baseline(int wl, unsigned int size, bool usable,
 static void run_variant(int v, struct series *shared)
 {
 	const char *skip = NULL;
-	const struct perf_entry *e;
 	char reason[512];
 	unsigned int i, size;
-	double tol;
 	bool usable;
 	int wl;
 
@@ -862,7 +862,6 @@ static void run_variant(int v, struct series *shared)
 		for (wl = 0; wl < NR_WL; wl++) {
 			if (!(opts.wl_mask & (1U << wl)))
 				continue;
-			e = entry_of(wl, size);
 			if (skip) {
 				shared->status = KSFT_SKIP;
 				snprintf(shared->reason, sizeof(shared->reason),
@@ -873,10 +872,7 @@ static void run_variant(int v, struct series *shared)
 				   base.state == PERF_BASE_RECORD) {
 				record_runs(wl, size, shared);
 			} else {
-				if (!e || perf_check_tolerance(e, opts.tolerance, &tol))
-					e = NULL;
-				run_series(wl, size, e ? e->ratio : 0,
-					   e ? tol : 0, shared);
+				run_series(wl, size, entry_of(wl, size), shared);
 			}
 			usable = report_series(v, wl, size, shared);
 			if (v == V_UNCONFINED)
