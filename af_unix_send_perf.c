@@ -49,8 +49,7 @@
 #define BASELINE_DIR	"/var/lib/apparmor-selftests"
 #define JSON_FORMAT	"af_unix_send_perf/2"
 #define MAX_SIZES	16
-/* What KSFT_MACHINE_SLOW=yes multiplies the time budget by. */
-#define SLOW_BUDGET	10
+#define SLOW_BUDGET	10	/* x the time budget, KSFT_MACHINE_SLOW=yes */
 
 enum { V_UNCONFINED, V_OLD, V_NEW, NR_V };
 static const char * const v_names[NR_V] = {
@@ -326,10 +325,7 @@ static void jint(const char *key, unsigned long long v)
 	jsep = ", ";
 }
 
-/*
- * Starts an item of list @l with the series' variant (unless NULL),
- * workload and size; false without --json.
- */
+/* Starts an item of list @l with the series (@variant: unless NULL). */
 static bool jitem(int l, const char *variant, int wl, unsigned int size)
 {
 	if (!opts.json)
@@ -416,22 +412,23 @@ struct series {
 /*
  * Warm-up rounds, then paired rounds, dgram and seqpacket with the order
  * swapped every round so slow drift lands on both: --rounds, then, when
- * judged against @base with @tol (base > 0), more until decided or the
+ * judged against baseline entry @e (NULL: none), more until decided or the
  * budget is spent.  A recorded run measures --rounds, as a check does
  * before it is decided: the spread of the runs is that of a first look.
  */
-static void run_series(int wl, unsigned int size, double base, double tol,
+static void run_series(int wl, unsigned int size, const struct perf_entry *e,
 		       struct series *r)
 {
-	const struct perf_budget budget = { opts.max_rounds, opts.budget_s };
 	struct sock_ctx c[NR_S] = { { .sv = { -1, -1 } }, { .sv = { -1, -1 } } };
 	struct wl_count scratch;
 	struct perf_decision d;
 	unsigned int round, k;
-	double ns[NR_S], t_extra = 0;
+	double ns[NR_S], t_extra = 0, tol;
 	bool skip = false, done;
 	int st;
 
+	if (e && perf_check_tolerance(e, opts.tolerance, &tol))
+		e = NULL;
 	memset(r, 0, sizeof(*r));
 	r->status = KSFT_FAIL;
 	for (st = 0; st < NR_S; st++)
@@ -444,11 +441,11 @@ static void run_series(int wl, unsigned int size, double base, double tol,
 		if (!warm && r->n == opts.rounds)
 			t_extra = wl_now_ns();
 		if (!warm && r->n >= opts.rounds) {
-			done = !(base > 0) ||
-				(!perf_decide(r->ratios, r->n, base, tol, &d) &&
+			done = !e ||
+				(!perf_decide(r->ratios, r->n, e->ratio, tol, &d) &&
 				 d.verdict != PERF_UNDECIDED);
 			if (!perf_more(done, r->n, (wl_now_ns() - t_extra) / 1e9,
-				       &budget))
+				       opts.max_rounds, opts.budget_s))
 				break;
 		}
 		for (k = 0; k < NR_S; k++) {
@@ -465,15 +462,14 @@ static void run_series(int wl, unsigned int size, double base, double tol,
 			ns[S_DGRAM], ns[S_SEQPACKET]);
 		if (warm)
 			continue;
-		r->ns[S_DGRAM][r->n] = ns[S_DGRAM];
-		r->ns[S_SEQPACKET][r->n] = ns[S_SEQPACKET];
-		if (perf_ratios(&ns[S_DGRAM], &ns[S_SEQPACKET], 1,
-				&r->ratios[r->n])) {
+		if (!(ns[S_SEQPACKET] > 0)) {
 			snprintf(r->reason, sizeof(r->reason),
 				 "seqpacket round took no time");
 			goto out;
 		}
-		r->n++;
+		r->ns[S_DGRAM][r->n] = ns[S_DGRAM];
+		r->ns[S_SEQPACKET][r->n] = ns[S_SEQPACKET];
+		r->ratios[r->n++] = ns[S_DGRAM] / ns[S_SEQPACKET];
 	}
 	r->extra_s = (wl_now_ns() - t_extra) / 1e9;
 	r->status = KSFT_PASS;
@@ -517,7 +513,7 @@ static void run_in_child(int wl, unsigned int size, const char *prof,
 			snprintf(shared->reason, sizeof(shared->reason),
 				 "label after changeprofile is '%.200s'", label);
 		} else {
-			run_series(wl, size, 0, 0, shared);
+			run_series(wl, size, NULL, shared);
 		}
 		_exit(0);
 	}
@@ -827,8 +823,8 @@ static void check_baseline(int wl, unsigned int size, bool usable,
 	struct perf_check c = perf_check(&b, &set, &s);
 	const struct perf_entry *e = c.entry;
 	static const int codes[] = {
-		[PERF_CHECK_PASS] = KSFT_PASS, [PERF_CHECK_FAIL] = KSFT_FAIL,
-		[PERF_CHECK_UNDECIDED] = KSFT_SKIP, [PERF_CHECK_SKIP] = KSFT_SKIP,
+		[PERF_PASS] = KSFT_PASS, [PERF_FAIL] = KSFT_FAIL,
+		[PERF_UNDECIDED] = KSFT_SKIP, [PERF_SKIP] = KSFT_SKIP,
 	};
 	char tag[96];
 
@@ -837,7 +833,7 @@ static void check_baseline(int wl, unsigned int size, bool usable,
 	/* a baseline missing a series it was asked to hold is not written */
 	if (c.why == PERF_WHY_UNMEASURED)
 		base.record_failed = true;
-	if (c.verdict == PERF_CHECK_RECORD) {
+	if (c.verdict == PERF_RECORD) {
 		record_entry(tag, wl, size, r, &c);
 		return;
 	}
@@ -854,10 +850,8 @@ static void check_baseline(int wl, unsigned int size, bool usable,
 static void run_variant(int v, struct series *shared)
 {
 	const char *skip = NULL;
-	const struct perf_entry *e;
 	char reason[512];
 	unsigned int i, size;
-	double tol;
 	bool usable;
 	int wl;
 
@@ -868,7 +862,6 @@ static void run_variant(int v, struct series *shared)
 		for (wl = 0; wl < NR_WL; wl++) {
 			if (!(opts.wl_mask & (1U << wl)))
 				continue;
-			e = entry_of(wl, size);
 			if (skip) {
 				shared->status = KSFT_SKIP;
 				snprintf(shared->reason, sizeof(shared->reason),
@@ -879,10 +872,7 @@ static void run_variant(int v, struct series *shared)
 				   base.state == PERF_BASE_RECORD) {
 				record_runs(wl, size, shared);
 			} else {
-				if (!e || perf_check_tolerance(e, opts.tolerance, &tol))
-					e = NULL;
-				run_series(wl, size, e ? e->ratio : 0,
-					   e ? tol : 0, shared);
+				run_series(wl, size, entry_of(wl, size), shared);
 			}
 			usable = report_series(v, wl, size, shared);
 			if (v == V_UNCONFINED)

@@ -22,6 +22,17 @@
 /* The largest file: every entry full of runs, about 80 bytes a line. */
 #define FILE_MAX	(PERF_MAX_ENTRIES * (PERF_MAX_RUNS + 1) * 80 + 4096)
 
+/* Sets the reason in @err for the caller to return. */
+static int bad(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
 /* Digits only: strtoull would accept "-1", " 1" and "+1". */
 int perf_parse_uint(const char *s, unsigned long long min,
 		    unsigned long long max, unsigned long long *out)
@@ -84,17 +95,6 @@ int perf_parse_uint_list(const char *s, unsigned long long min,
 		out[(*n)++] = v;
 	}
 	return *n ? 0 : -EINVAL;
-}
-
-/* Sets the reason in @err (NULL: none wanted) for the caller to return. */
-static int bad(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
 }
 
 char *perf_read_file(const char *path, size_t max, char *err, size_t errlen)
@@ -224,40 +224,30 @@ static int bl_claim(char *v, struct parse_state *ps)
 static int check_claims(const struct parse_state *ps,
 			const struct perf_baseline *b, char *err, size_t errlen)
 {
+	unsigned long long claimed = 0;	/* entries, a bit each */
 	const struct perf_entry *e;
 	const struct claim *c;
-	size_t i, j;
+	size_t i;
 
 	for (i = 0; i < ps->nr_claims; i++) {
 		c = &ps->claims[i];
 		e = perf_baseline_find(b, c->workload, c->msg_size);
-		if (!e) {
-			snprintf(err, errlen, "entry %s %u has no 'run' lines",
-				 c->workload, c->msg_size);
-			return -EINVAL;
-		}
+		if (!e)
+			return bad(err, errlen, "entry %s %u has no 'run' lines",
+				   c->workload, c->msg_size);
 		/* both sides printed with 6 decimals */
 		if (e->nr_runs != c->runs || fabs(e->ratio - c->ratio) > 2e-6 ||
-		    fabs(e->spread - c->spread) > 2e-6) {
-			snprintf(err, errlen,
-				 "entry %s %u says ratio %.6f, spread %.6f over %u runs; its 'run' lines give %.6f, %.6f over %zu",
-				 c->workload, c->msg_size, c->ratio, c->spread,
-				 c->runs, e->ratio, e->spread, e->nr_runs);
-			return -EINVAL;
-		}
+		    fabs(e->spread - c->spread) > 2e-6)
+			return bad(err, errlen,
+				   "entry %s %u says ratio %.6f, spread %.6f over %u runs; its 'run' lines give %.6f, %.6f over %zu",
+				   c->workload, c->msg_size, c->ratio, c->spread,
+				   c->runs, e->ratio, e->spread, e->nr_runs);
+		claimed |= 1ULL << (e - b->entries);
 	}
-	for (i = 0; i < b->nr_entries; i++) {
-		e = &b->entries[i];
-		for (j = 0; j < ps->nr_claims; j++)
-			if (!strcmp(ps->claims[j].workload, e->workload) &&
-			    ps->claims[j].msg_size == e->msg_size)
-				break;
-		if (j == ps->nr_claims) {
-			snprintf(err, errlen, "runs of %s %u have no 'entry' line",
-				 e->workload, e->msg_size);
-			return -EINVAL;
-		}
-	}
+	for (i = 0; i < b->nr_entries; i++)
+		if (!(claimed & (1ULL << i)))
+			return bad(err, errlen, "runs of %s %u have no 'entry' line",
+				   b->entries[i].workload, b->entries[i].msg_size);
 	return 0;
 }
 
@@ -301,10 +291,8 @@ static int bl_line(char *line, unsigned int lineno, struct parse_state *ps,
 	char *eq = strchr(line, '=');
 	int k, ret;
 
-	if (!eq) {
-		snprintf(err, errlen, "line %u: expected key=value", lineno);
-		return -EINVAL;
-	}
+	if (!eq)
+		return bad(err, errlen, "line %u: expected key=value", lineno);
 	*eq = '\0';
 	if (!*seen && strcmp(line, "version"))
 		return bad(err, errlen,
@@ -328,10 +316,9 @@ static int bl_line(char *line, unsigned int lineno, struct parse_state *ps,
 	for (k = 0; k < K_NR; k++)
 		if (!strcmp(line, bl_keys[k]))
 			break;
-	if (k == K_NR) {
-		snprintf(err, errlen, "line %u: unknown key '%.32s'", lineno, line);
-		return -EINVAL;
-	}
+	if (k == K_NR)
+		return bad(err, errlen, "line %u: unknown key '%.32s'", lineno,
+			   line);
 	if (*seen & (1U << k))
 		return bad(err, errlen, "line %u: duplicate key '%s'", lineno, line);
 	*seen |= 1U << k;
@@ -356,10 +343,8 @@ int perf_baseline_parse(const char *text, struct perf_baseline *b,
 
 	memset(b, 0, sizeof(*b));
 	memset(&ps, 0, sizeof(ps));
-	if (!*text) {
-		snprintf(err, errlen, "empty file");
-		return -EINVAL;
-	}
+	if (!*text)
+		return bad(err, errlen, "empty file");
 	while (*p) {
 		lineno++;
 		if (ps.seen & (1U << K_END))
@@ -379,13 +364,10 @@ int perf_baseline_parse(const char *text, struct perf_baseline *b,
 		if (ret)
 			return ret;
 	}
-	for (k = 0; k < K_NR; k++) {
-		if (!(ps.seen & (1U << k))) {
-			snprintf(err, errlen, "missing key '%s'%s", bl_keys[k],
-				 k == K_END ? " (truncated file?)" : "");
-			return -EINVAL;
-		}
-	}
+	for (k = 0; k < K_NR; k++)
+		if (!(ps.seen & (1U << k)))
+			return bad(err, errlen, "missing key '%s'%s", bl_keys[k],
+				   k == K_END ? " (truncated file?)" : "");
 	if (!b->nr_entries)
 		return bad(err, errlen, "no 'run' lines");
 	return check_claims(&ps, b, err, errlen);

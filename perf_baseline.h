@@ -19,7 +19,7 @@
 #include <stddef.h>
 
 #define PERF_BASELINE_VERSION	3
-#define PERF_MAX_ENTRIES	64
+#define PERF_MAX_ENTRIES	64	/* a bit each in an unsigned long long */
 #define PERF_MAX_RUNS		32
 #define PERF_NAME_MAX		32
 #define PERF_ID_MAX		128

@@ -98,18 +98,6 @@ int perf_mean_ci(const double *v, size_t n, struct perf_ci *ci)
 	return 0;
 }
 
-int perf_ratios(const double *num, const double *den, size_t n, double *out)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		if (!(den[i] > 0))
-			return -EINVAL;
-		out[i] = num[i] / den[i];
-	}
-	return 0;
-}
-
 int perf_decide(const double *ratios, size_t n, double base, double tol,
 		struct perf_decision *d)
 {
@@ -150,11 +138,11 @@ double perf_mde(double tol, size_t runs, double spread, double half)
 	return tol + Z95 * sqrt(1 + 1.0 / runs) * spread + half;
 }
 
-bool perf_more(bool done, size_t n, double elapsed_s,
-	       const struct perf_budget *b)
+bool perf_more(bool done, size_t n, double elapsed_s, size_t max_rounds,
+	       double max_s)
 {
-	return !done && n < b->max_rounds && n < PERF_MAX_ROUNDS &&
-		elapsed_s < b->seconds;
+	return !done && n < max_rounds && n < PERF_MAX_ROUNDS &&
+		elapsed_s < max_s;
 }
 
 int perf_check_tolerance(const struct perf_entry *e, double given,
@@ -169,7 +157,7 @@ int perf_check_tolerance(const struct perf_entry *e, double given,
 
 /* How the check ended, its verdict and the reason its lines give. */
 static void ended(struct perf_check *c, enum perf_check_why why,
-		  enum perf_check_verdict v, const char *fmt, ...)
+		  enum perf_verdict v, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -197,21 +185,21 @@ static void against_entry(const struct perf_check_settings *set,
 	ret = perf_check_tolerance(e, set->tolerance, &tol);
 	/* too few runs is the recorder's mistake, too wide a spread is not */
 	if (ret == -EINVAL) {
-		ended(c, PERF_WHY_FEW_RUNS, PERF_CHECK_FAIL,
+		ended(c, PERF_WHY_FEW_RUNS, PERF_FAIL,
 		      "bad baseline: %s has %zu runs of it, a tolerance needs %d (run_perf.sh record takes %d), or give --tolerance",
 		      path, e->nr_runs, PERF_MIN_RUNS, PERF_DEFAULT_RUNS);
 		return;
 	}
 	if (ret) {
 		c->noisy_tol = tol;
-		ended(c, PERF_WHY_NOISY, PERF_CHECK_SKIP,
+		ended(c, PERF_WHY_NOISY, PERF_SKIP,
 		      "baseline too noisy to judge with: its %zu runs spread %.2f%%, a tolerance of %.2f%% over the %g%% cap; record on a quiet machine, or give --tolerance",
 		      e->nr_runs, e->spread * 100, tol * 100, PERF_TOL_CAP * 100);
 		return;
 	}
 	c->tolerance = tol;
 	if (perf_decide(s->ratios, s->n, e->ratio, tol, &c->d)) {
-		ended(c, PERF_WHY_BAD_RATIOS, PERF_CHECK_FAIL,
+		ended(c, PERF_WHY_BAD_RATIOS, PERF_FAIL,
 		      "ratios cannot be judged");
 		return;
 	}
@@ -219,15 +207,15 @@ static void against_entry(const struct perf_check_settings *set,
 	c->catches = perf_mde(tol, e->nr_runs, e->spread, d->ci.half / e->ratio);
 	perf_catches_text(c->catches, buf, sizeof(buf));
 	if (d->verdict == PERF_PASS)
-		ended(c, PERF_WHY_JUDGED, PERF_CHECK_PASS,
+		ended(c, PERF_WHY_JUDGED, PERF_PASS,
 		      "ratio %.4f within %.2f%% of %.4f (95%% CI high %.4f <= limit %.4f); %s",
 		      d->ci.mean, tol * 100, e->ratio, d->ci.hi, d->limit, buf);
 	else if (d->verdict == PERF_FAIL)
-		ended(c, PERF_WHY_JUDGED, PERF_CHECK_FAIL,
+		ended(c, PERF_WHY_JUDGED, PERF_FAIL,
 		      "ratio %.4f (95%% CI low %.4f) exceeds baseline %.4f by more than %.2f%% (limit %.4f); %s",
 		      d->ci.mean, d->ci.lo, e->ratio, tol * 100, d->limit, buf);
 	else
-		ended(c, PERF_WHY_JUDGED, PERF_CHECK_UNDECIDED,
+		ended(c, PERF_WHY_JUDGED, PERF_UNDECIDED,
 		      "undecided after %zu rounds and %.1f s (budget %u rounds, %g s): leans to %s, ratio %.4f is %.2f%% %s the limit %.4f, 95%% CI [%.4f, %.4f]; %s",
 		      s->n, s->extra_s, set->max_rounds, set->budget_s,
 		      d->lean_pct > 0 ? "FAIL" : "PASS", d->ci.mean,
@@ -247,32 +235,32 @@ struct perf_check perf_check(const struct perf_check_base *base,
 
 	/* In this order: what each reason says presumes the ones before. */
 	if (!s->usable)
-		ended(&c, PERF_WHY_UNMEASURED, PERF_CHECK_SKIP,
+		ended(&c, PERF_WHY_UNMEASURED, PERF_SKIP,
 		      "no valid measurement");
 	else if (s->confined)
-		ended(&c, PERF_WHY_CONFINED, PERF_CHECK_SKIP,
+		ended(&c, PERF_WHY_CONFINED, PERF_SKIP,
 		      "task is confined ('%s'), run it unconfined", s->label);
 	else if (base->state == PERF_BASE_RECORD)
-		ended(&c, PERF_WHY_RECORDING, PERF_CHECK_RECORD,
+		ended(&c, PERF_WHY_RECORDING, PERF_RECORD,
 		      "to be recorded into %s", base->path);
 	else if (base->state == PERF_BASE_MISSING)
-		ended(&c, PERF_WHY_NO_BASELINE, PERF_CHECK_SKIP,
+		ended(&c, PERF_WHY_NO_BASELINE, PERF_SKIP,
 		      "no baseline for this machine (%s); %s", base->msg, rec);
 	else if (base->state == PERF_BASE_ELSEWHERE)
-		ended(&c, PERF_WHY_ELSEWHERE, PERF_CHECK_SKIP,
+		ended(&c, PERF_WHY_ELSEWHERE, PERF_SKIP,
 		      "cannot be judged here: %s", base->msg);
 	else if (base->state == PERF_BASE_BAD)
-		ended(&c, PERF_WHY_BAD_BASELINE, PERF_CHECK_FAIL,
+		ended(&c, PERF_WHY_BAD_BASELINE, PERF_FAIL,
 		      "bad baseline: %s", base->msg);
 	else if (!base->entry)
-		ended(&c, PERF_WHY_NO_ENTRY, PERF_CHECK_SKIP,
+		ended(&c, PERF_WHY_NO_ENTRY, PERF_SKIP,
 		      "%s has no entry for it; %s", base->path, rec);
 	else
 		against_entry(set, s, base->path, base->entry, &c);
 	return c;
 }
 
-const char *perf_check_name(enum perf_check_verdict v)
+const char *perf_check_name(enum perf_verdict v)
 {
 	static const char * const names[] = {
 		"pass", "fail", "undecided", "skip", "record",

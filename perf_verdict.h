@@ -58,17 +58,18 @@ struct perf_ci {
 	double mean, half, lo, hi;
 };
 
-/* 1 to PERF_MAX_ROUNDS values; -EINVAL otherwise. */
+/* 1 (perf_mean_ci(): 2) to PERF_MAX_ROUNDS values; -EINVAL otherwise. */
 int perf_summarize(const double *v, size_t n, struct perf_summary *s);
+int perf_mean_ci(const double *v, size_t n, struct perf_ci *ci);
 /* 0.975 and 0.99 quantiles of Student's t; NAN for 0 df. */
 double perf_t975(size_t df);
 double perf_t99(size_t df);
-/* 2 to PERF_MAX_ROUNDS values; -EINVAL otherwise. */
-int perf_mean_ci(const double *v, size_t n, struct perf_ci *ci);
-/* out[i] = num[i] / den[i]; -EINVAL unless every den[i] > 0. */
-int perf_ratios(const double *num, const double *den, size_t n, double *out);
 
-enum perf_verdict { PERF_PASS, PERF_FAIL, PERF_UNDECIDED };
+/* perf_decide() gives the first three; UNDECIDED is a SKIP that leans. */
+enum perf_verdict {
+	PERF_PASS, PERF_FAIL, PERF_UNDECIDED, PERF_SKIP,
+	PERF_RECORD,	/* the series goes into the baseline */
+};
 
 struct perf_decision {
 	struct perf_ci ci;	/* of the per-round ratios */
@@ -77,11 +78,6 @@ struct perf_decision {
 	double limit;		/* base * (1 + tol) */
 	double lean_pct;	/* (mean / limit - 1) * 100; > 0 leans to FAIL */
 	enum perf_verdict verdict;
-};
-
-struct perf_budget {
-	size_t max_rounds;
-	double seconds;
 };
 
 /* -EINVAL for fewer than 2 ratios, one not finite, base or tol <= 0. */
@@ -99,8 +95,8 @@ int perf_tolerance(size_t runs, double spread, double *tol);
  */
 double perf_mde(double tol, size_t runs, double spread, double half);
 /* Whether to measure another round when @done is false and n rounds ran. */
-bool perf_more(bool done, size_t n, double elapsed_s,
-	       const struct perf_budget *b);
+bool perf_more(bool done, size_t n, double elapsed_s, size_t max_rounds,
+	       double max_s);
 
 /*
  * The check of a series against its baseline entry, reason text included,
@@ -137,14 +133,6 @@ struct perf_check_series {
 	double extra_s;		/* spent measuring past the first rounds */
 };
 
-enum perf_check_verdict {
-	PERF_CHECK_PASS,
-	PERF_CHECK_FAIL,
-	PERF_CHECK_UNDECIDED,	/* a SKIP that says which way it leans */
-	PERF_CHECK_SKIP,
-	PERF_CHECK_RECORD,	/* the series goes into the baseline */
-};
-
 /* Each has a reason text of its own; the verdict in perf_verdict.c. */
 enum perf_check_why {
 	PERF_WHY_UNMEASURED, PERF_WHY_CONFINED, PERF_WHY_RECORDING,
@@ -154,7 +142,7 @@ enum perf_check_why {
 };
 
 struct perf_check {
-	enum perf_check_verdict verdict;
+	enum perf_verdict verdict;
 	enum perf_check_why why;
 	const struct perf_entry *entry;	/* judged against; NULL: none */
 	double tolerance;	/* --tolerance or the entry's; NAN: neither */
@@ -172,7 +160,7 @@ struct perf_check perf_check(const struct perf_check_base *base,
 			     const struct perf_check_settings *set,
 			     const struct perf_check_series *s);
 /* "pass", "fail", "undecided", "skip" or "record". */
-const char *perf_check_name(enum perf_check_verdict v);
+const char *perf_check_name(enum perf_verdict v);
 /* What a verdict line says it catches, from perf_mde(); @buf, returned. */
 const char *perf_catches_text(double mde, char *buf, size_t len);
 

@@ -70,24 +70,16 @@ TEST(t_quantiles)
 	EXPECT_TRUE(isnan(perf_t975(0)));
 }
 
-TEST(mean_ci_and_ratios)
+TEST(mean_ci)
 {
-	const double num[] = { 2, 4, 6 }, den[] = { 2, 2, 2 }, zero[] = { 1, 0 };
-	double r[3];
+	const double r[] = { 1, 2, 3 };
 	struct perf_ci ci;
 
-	ASSERT_EQ(0, perf_ratios(num, den, 3, r));
-	EXPECT_TRUE(NEAR(2.0, r[1], E12));
 	ASSERT_EQ(0, perf_mean_ci(r, 3, &ci));
 	EXPECT_TRUE(NEAR(2.0, ci.mean, E12));
 	EXPECT_TRUE(NEAR(4.303 / sqrt(3), ci.half, E9));
 	EXPECT_TRUE(NEAR(2.0 - 4.303 / sqrt(3), ci.lo, E9));
 	EXPECT_EQ(-EINVAL, perf_mean_ci(r, 1, &ci));
-	EXPECT_EQ(-EINVAL, perf_ratios(num, zero, 2, r));
-	const double neg[] = { 1, -2 }, nan_d[] = { 1, NAN };
-
-	EXPECT_EQ(-EINVAL, perf_ratios(num, neg, 2, r));
-	EXPECT_EQ(-EINVAL, perf_ratios(num, nan_d, 2, r));
 }
 
 TEST(summary_bounds)
@@ -168,16 +160,14 @@ TEST(verdict_known_answers)
 
 TEST(budget)
 {
-	const struct perf_budget b = { 20, 1.5 };
-
-	EXPECT_TRUE(perf_more(false, 19, 1.4, &b));
-	EXPECT_FALSE(perf_more(true, 10, 0, &b));
-	EXPECT_FALSE(perf_more(false, 20, 0, &b));
-	EXPECT_FALSE(perf_more(false, 10, 1.5, &b));
-	const struct perf_budget big = { PERF_MAX_ROUNDS + 5, 1e9 };
-
-	EXPECT_TRUE(perf_more(false, PERF_MAX_ROUNDS - 1, 0, &big));
-	EXPECT_FALSE(perf_more(false, PERF_MAX_ROUNDS, 0, &big));
+	EXPECT_TRUE(perf_more(false, 19, 1.4, 20, 1.5));
+	EXPECT_FALSE(perf_more(true, 10, 0, 20, 1.5));
+	EXPECT_FALSE(perf_more(false, 20, 0, 20, 1.5));
+	EXPECT_FALSE(perf_more(false, 10, 1.5, 20, 1.5));
+	EXPECT_TRUE(perf_more(false, PERF_MAX_ROUNDS - 1, 0,
+			      PERF_MAX_ROUNDS + 5, 1e9));
+	EXPECT_FALSE(perf_more(false, PERF_MAX_ROUNDS, 0,
+			       PERF_MAX_ROUNDS + 5, 1e9));
 }
 
 TEST(tolerance_from_spread)
@@ -263,7 +253,7 @@ TEST(check_pass)
 	const struct perf_entry e = check_entry(3.0, 3, 0.001);
 	struct perf_check c = run_check(PERF_BASE_OK, &e, NAN, flat_r);
 
-	EXPECT_EQ(PERF_CHECK_PASS, (int)c.verdict);
+	EXPECT_EQ(PERF_PASS, (int)c.verdict);
 	EXPECT_EQ(PERF_WHY_JUDGED, (int)c.why);
 	EXPECT_EQ(&e, c.entry);
 	EXPECT_TRUE(NEAR(TOL3, c.tolerance, E9));
@@ -280,7 +270,7 @@ TEST(check_fail)
 	const struct perf_entry e = check_entry(0.3, 3, 0.001);
 	struct perf_check c = run_check(PERF_BASE_OK, &e, NAN, flat_r);
 
-	EXPECT_EQ(PERF_CHECK_FAIL, (int)c.verdict);
+	EXPECT_EQ(PERF_FAIL, (int)c.verdict);
 	EXPECT_EQ(PERF_WHY_JUDGED, (int)c.why);
 	EXPECT_TRUE(NEAR(0.3 * (1 + TOL3), c.limit, E9));
 	EXPECT_STREQ(c.reason,
@@ -300,7 +290,7 @@ TEST(check_undecided_leans)
 	struct perf_check c = run_check(PERF_BASE_OK, &e, 0.05, wide_r);
 	const char *lean;
 
-	EXPECT_EQ(PERF_CHECK_UNDECIDED, (int)c.verdict);
+	EXPECT_EQ(PERF_UNDECIDED, (int)c.verdict);
 	EXPECT_EQ(PERF_WHY_JUDGED, (int)c.why);
 	EXPECT_TRUE(NEAR(0.05, c.tolerance, 0));
 	EXPECT_TRUE(NEAR(1.176, c.limit, E12));
@@ -310,7 +300,7 @@ TEST(check_undecided_leans)
 	EXPECT_STREQ("undecided", perf_check_name(c.verdict));
 	/* the mean above the limit leans the other way */
 	c = run_check(PERF_BASE_OK, &lower, 0.05, wide_r);
-	EXPECT_EQ(PERF_CHECK_UNDECIDED, (int)c.verdict);
+	EXPECT_EQ(PERF_UNDECIDED, (int)c.verdict);
 	lean = "leans to FAIL, ratio 1.1750 is 0.82% above the limit 1.1655";
 	EXPECT_NE(NULL, strstr(c.reason, lean));
 }
@@ -326,13 +316,13 @@ TEST(check_boundary)
 	e.ratio = ci.hi / 2;
 	c = run_check(PERF_BASE_OK, &e, 1, wide_r);
 	EXPECT_EQ(ci.hi, c.limit);
-	EXPECT_EQ(PERF_CHECK_PASS, (int)c.verdict);
+	EXPECT_EQ(PERF_PASS, (int)c.verdict);
 	e.ratio = nextafter(ci.hi, 0) / 2;
 	c = run_check(PERF_BASE_OK, &e, 1, wide_r);
-	EXPECT_EQ(PERF_CHECK_UNDECIDED, (int)c.verdict);
+	EXPECT_EQ(PERF_UNDECIDED, (int)c.verdict);
 	e.ratio = nextafter(ci.lo, 0) / 2;
 	c = run_check(PERF_BASE_OK, &e, 1, wide_r);
-	EXPECT_EQ(PERF_CHECK_FAIL, (int)c.verdict);
+	EXPECT_EQ(PERF_FAIL, (int)c.verdict);
 }
 
 TEST(check_one_run)
@@ -341,7 +331,7 @@ TEST(check_one_run)
 	struct perf_check c = run_check(PERF_BASE_OK, &e, NAN, flat_r);
 
 	/* no spread to take a tolerance from: the recorder's mistake */
-	EXPECT_EQ(PERF_CHECK_FAIL, (int)c.verdict);
+	EXPECT_EQ(PERF_FAIL, (int)c.verdict);
 	EXPECT_EQ(PERF_WHY_FEW_RUNS, (int)c.why);
 	EXPECT_EQ(&e, c.entry);
 	EXPECT_TRUE(isnan(c.tolerance));
@@ -351,7 +341,7 @@ TEST(check_one_run)
 		     "bad baseline: /b/base has 1 runs of it, a tolerance needs 3 (run_perf.sh record takes 20), or give --tolerance");
 	/* judged with --tolerance, but what it catches is unknown */
 	c = run_check(PERF_BASE_OK, &e, 0.05, flat_r);
-	EXPECT_EQ(PERF_CHECK_FAIL, (int)c.verdict);
+	EXPECT_EQ(PERF_FAIL, (int)c.verdict);
 	EXPECT_EQ(PERF_WHY_JUDGED, (int)c.why);
 	EXPECT_TRUE(isnan(c.catches));
 	EXPECT_STREQ(c.reason,
@@ -363,7 +353,7 @@ TEST(check_noisy)
 	const struct perf_entry e = check_entry(3.0, 3, 0.01);
 	struct perf_check c = run_check(PERF_BASE_OK, &e, NAN, flat_r);
 
-	EXPECT_EQ(PERF_CHECK_SKIP, (int)c.verdict);
+	EXPECT_EQ(PERF_SKIP, (int)c.verdict);
 	EXPECT_EQ(PERF_WHY_NOISY, (int)c.why);
 	EXPECT_EQ(&e, c.entry);
 	EXPECT_TRUE(NEAR(TOL3 * 10, c.noisy_tol, E8));
@@ -373,7 +363,7 @@ TEST(check_noisy)
 		     "baseline too noisy to judge with: its 3 runs spread 1.00%, a tolerance of 8.04% over the 5% cap; record on a quiet machine, or give --tolerance");
 	/* --tolerance overrides the spread's */
 	c = run_check(PERF_BASE_OK, &e, 0.1, flat_r);
-	EXPECT_EQ(PERF_CHECK_PASS, (int)c.verdict);
+	EXPECT_EQ(PERF_PASS, (int)c.verdict);
 	EXPECT_TRUE(NEAR(0.1, c.tolerance, 0));
 	EXPECT_NE(NULL, strstr(c.reason, "within 10.00% of 3.0000"));
 }
@@ -384,7 +374,7 @@ TEST(check_bad_ratios)
 	const double nan_r[] = { 1, NAN, 1, 1 };
 	struct perf_check c = run_check(PERF_BASE_OK, &e, NAN, nan_r);
 
-	EXPECT_EQ(PERF_CHECK_FAIL, (int)c.verdict);
+	EXPECT_EQ(PERF_FAIL, (int)c.verdict);
 	EXPECT_EQ(PERF_WHY_BAD_RATIOS, (int)c.why);
 	/* settled before the ratios were looked at */
 	EXPECT_TRUE(NEAR(TOL3, c.tolerance, E9));
@@ -400,23 +390,23 @@ TEST(check_baseline_states)
 	static const struct {
 		enum perf_base_state state;
 		const struct perf_entry *e;
-		enum perf_check_verdict verdict;
+		enum perf_verdict verdict;
 		enum perf_check_why why;
 		const char *reason;
 	} t[] = {
-		{ PERF_BASE_MISSING, NULL, PERF_CHECK_SKIP, PERF_WHY_NO_BASELINE,
+		{ PERF_BASE_MISSING, NULL, PERF_SKIP, PERF_WHY_NO_BASELINE,
 		  "no baseline for this machine (why it is not usable); record one with ./run_perf.sh record",
 		},
-		{ PERF_BASE_ELSEWHERE, NULL, PERF_CHECK_SKIP, PERF_WHY_ELSEWHERE,
+		{ PERF_BASE_ELSEWHERE, NULL, PERF_SKIP, PERF_WHY_ELSEWHERE,
 		  "cannot be judged here: why it is not usable",
 		},
-		{ PERF_BASE_BAD, NULL, PERF_CHECK_FAIL, PERF_WHY_BAD_BASELINE,
+		{ PERF_BASE_BAD, NULL, PERF_FAIL, PERF_WHY_BAD_BASELINE,
 		  "bad baseline: why it is not usable",
 		},
-		{ PERF_BASE_RECORD, NULL, PERF_CHECK_RECORD, PERF_WHY_RECORDING,
+		{ PERF_BASE_RECORD, NULL, PERF_RECORD, PERF_WHY_RECORDING,
 		  "to be recorded into /b/base",
 		},
-		{ PERF_BASE_OK, NULL, PERF_CHECK_SKIP, PERF_WHY_NO_ENTRY,
+		{ PERF_BASE_OK, NULL, PERF_SKIP, PERF_WHY_NO_ENTRY,
 		  "/b/base has no entry for it; record one with ./run_perf.sh record",
 		},
 	};
@@ -440,8 +430,8 @@ TEST(check_baseline_states)
 			EXPECT_EQ(NULL, c.entry);
 		}
 	}
-	EXPECT_STREQ("skip", perf_check_name(PERF_CHECK_SKIP));
-	EXPECT_STREQ("record", perf_check_name(PERF_CHECK_RECORD));
+	EXPECT_STREQ("skip", perf_check_name(PERF_SKIP));
+	EXPECT_STREQ("record", perf_check_name(PERF_RECORD));
 }
 
 /* An unusable or confined series is never judged, nor recorded. */
@@ -455,7 +445,7 @@ TEST(check_series_first)
 	struct perf_check c;
 
 	c = perf_check(&b, &set, &s);
-	EXPECT_EQ(PERF_CHECK_SKIP, (int)c.verdict);
+	EXPECT_EQ(PERF_SKIP, (int)c.verdict);
 	EXPECT_EQ(PERF_WHY_UNMEASURED, (int)c.why);
 	EXPECT_STREQ("no valid measurement", c.reason);
 	c = perf_check(&ok, &set, &s);
@@ -464,7 +454,7 @@ TEST(check_series_first)
 	s.usable = true;
 	s.label = "some_profile (enforce)";
 	c = perf_check(&b, &set, &s);
-	EXPECT_EQ(PERF_CHECK_SKIP, (int)c.verdict);
+	EXPECT_EQ(PERF_SKIP, (int)c.verdict);
 	EXPECT_EQ(PERF_WHY_CONFINED, (int)c.why);
 	EXPECT_STREQ(c.reason,
 		     "task is confined ('some_profile (enforce)'), run it unconfined");
@@ -472,7 +462,7 @@ TEST(check_series_first)
 	EXPECT_EQ(PERF_WHY_CONFINED, (int)c.why);
 	s.confined = false;
 	c = perf_check(&ok, &set, &s);
-	EXPECT_EQ(PERF_CHECK_FAIL, (int)c.verdict);
+	EXPECT_EQ(PERF_FAIL, (int)c.verdict);
 	EXPECT_EQ(PERF_WHY_JUDGED, (int)c.why);
 }
 
@@ -534,7 +524,6 @@ static double sim_round(double ratio, double cv)
 static void sim_run(double ratio, double cv, double base, double tol,
 		    struct perf_decision *d)
 {
-	const struct perf_budget b = { PERF_DEFAULT_MAX_ROUNDS, INFINITY };
 	static double r[PERF_MAX_ROUNDS];
 	size_t n = 0;
 
@@ -543,7 +532,8 @@ static void sim_run(double ratio, double cv, double base, double tol,
 		r[n++] = sim_round(ratio, cv);
 	for (;;) {
 		if (perf_decide(r, n, base ? base : 1, base ? tol : 1, d) ||
-		    !perf_more(!base || d->verdict != PERF_UNDECIDED, n, 0, &b))
+		    !perf_more(!base || d->verdict != PERF_UNDECIDED, n, 0,
+			      PERF_DEFAULT_MAX_ROUNDS, INFINITY))
 			return;
 		r[n++] = sim_round(ratio, cv);
 	}

@@ -303,23 +303,29 @@ static void check_empty(struct sock_ctx *c, struct wl_count *cnt)
 		cnt->failures++;
 }
 
+double wl_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
 int wl_round(struct sock_ctx *c, unsigned int msgs, struct wl_count *cnt,
 	     double *ns_per_msg, char *reason, size_t rlen)
 {
 	unsigned int left = msgs, n;
-	struct timespec t0, t1;
-	double total = 0;
+	double t0, total = 0;
 	int ret, err;
 
 	while (left) {
 		n = left < WL_BATCH ? left : WL_BATCH;
 		fill_batch(c, n);
 		prep_batch(c, n);
-		clock_gettime(CLOCK_MONOTONIC, &t0);
+		t0 = wl_now_ns();
 		ret = send_batch(c, n);
 		err = errno;	/* a vDSO clock_gettime() leaves it alone */
-		clock_gettime(CLOCK_MONOTONIC, &t1);
-		total += (t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec);
+		total += wl_now_ns() - t0;
 		if (ret != (int)n) {
 			/* io_uring returns -errno; a short count sets nothing */
 			if (c->workload == WL_IOURING && ret < 0)
@@ -336,14 +342,6 @@ int wl_round(struct sock_ctx *c, unsigned int msgs, struct wl_count *cnt,
 	check_empty(c, cnt);
 	*ns_per_msg = total / msgs;
 	return 0;
-}
-
-double wl_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
 /*
@@ -372,7 +370,6 @@ unsigned int wl_pin_cpu(unsigned int cpu)
 	return cpu;
 }
 
-/* What the run is on. */
 static void read_or(const char *path, char *buf, size_t len, const char *dflt)
 {
 	if (aa_read_line(path, buf, len) || !buf[0])
