@@ -61,9 +61,8 @@
  * Every case prints its seed: AA_HISTORY_SEED=<seed> with
  * AA_HISTORY_CASES=1 runs that case again exactly.  A FAIL prints both
  * worlds and their outcomes, shrunk to the smallest pair that still
- * differs.  A test runs cases for its budget (HISTORY_MS, the route
- * test HISTORY_ROUTE_MS), for AA_HISTORY_SECONDS, or AA_HISTORY_CASES
- * of them.
+ * differs.  A test runs cases for its budget (HISTORY_*MS), for
+ * AA_HISTORY_SECONDS, or AA_HISTORY_CASES of them.
  */
 
 #include "unix_handoff.h"
@@ -72,13 +71,14 @@
 typedef unsigned long long u64;
 
 /*
- * Each test's default budget, in ms: the ten add under a minute under
- * TCG.  The route test gets more: a difference only some of its routes
- * and rules show (a lock on an end made there) is a few cases in a
- * thousand.
+ * Each test's default budget, in ms: the ten add 50 s.  prior_use and
+ * route get more: they draw from the most histories, and a difference
+ * found there so far needed a few draws in a hundred (a warm-up set and
+ * a stack) or in a thousand (a lock on an end made there).
  */
-#define HISTORY_MS 3500
-#define HISTORY_ROUTE_MS 12000
+#define HISTORY_MS 3000
+#define HISTORY_PRIOR_USE_MS 6000
+#define HISTORY_ROUTE_MS 10000
 /* The harness's limit: AA_HISTORY_SECONDS is kept under it. */
 #define HISTORY_TIMEOUT 900
 
@@ -739,8 +739,9 @@ static void check_hist(struct ctx *c, enum hist_rel rel)
 	if (!hist_names(c, &hp) || c->collect)
 		return;
 	hist_loop(c, hist_rel_name[rel],
-		  rel == REL_ROUTE ? HISTORY_ROUTE_MS : HISTORY_MS, hist_case,
-		  &arg);
+		  rel == REL_ROUTE ? HISTORY_ROUTE_MS :
+		  rel == REL_PRIOR_USE ? HISTORY_PRIOR_USE_MS : HISTORY_MS,
+		  hist_case, &arg);
 }
 
 static void check_hist_prior_use(struct ctx *c)
