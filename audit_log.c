@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "audit_log.h"
+#include "common.h"
 
 /* A busy run must not overflow the queue between two reads. */
 #define RCVBUF (4 << 20)
@@ -45,15 +46,6 @@ int audit_log_open(char *why, size_t len)
 		return -err;
 	}
 	return fd;
-}
-
-static long ms_since(const struct timespec *t0)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (t.tv_sec - t0->tv_sec) * 1000 +
-	       (t.tv_nsec - t0->tv_nsec) / 1000000;
 }
 
 static bool holds_all(const char *text, const char *const needles[])

@@ -247,6 +247,15 @@ static bool exits_in_time(pid_t pid, int ms)
 	return false;
 }
 
+long ms_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (t.tv_sec - t0->tv_sec) * 1000 +
+	       (t.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
 int aa_reap(pid_t pid, int ms)
 {
 	bool hung = !exits_in_time(pid, ms);

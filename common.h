@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <sys/types.h>
+#include <time.h>
 
 #define AA_SECURITYFS "/sys/kernel/security/apparmor"
 
@@ -49,6 +50,9 @@ int aa_run_capture(char *const argv[], char *out, size_t outlen);
  * or -ECHILD.
  */
 int aa_reap(pid_t pid, int ms);
+
+/* Milliseconds of CLOCK_MONOTONIC since @t0. */
+long ms_since(const struct timespec *t0);
 
 /* First line of a file, without its newline; 0 or -errno. */
 int aa_read_line(const char *path, char *buf, size_t len);

@@ -670,19 +670,16 @@ static void hist_loop(struct ctx *c, const char *rel, long ms,
 {
 	struct __test_metadata *_metadata = c->metadata;
 	u64 state = hist_budget.seed, seed;
-	struct timespec t0, t;
+	struct timespec t0;
 	int n, failed = 0;
 
 	ms = hist_budget.ms ?: ms;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ksft_print_msg("history %s: first seed %#llx\n", rel, state);
 	for (n = 0;; n++) {
-		clock_gettime(CLOCK_MONOTONIC, &t);
 		if (hist_budget.max_cases && n >= hist_budget.max_cases)
 			break;
-		if (!hist_budget.max_cases &&
-		    (t.tv_sec - t0.tv_sec) * 1000 +
-		    (t.tv_nsec - t0.tv_nsec) / 1000000 >= ms)
+		if (!hist_budget.max_cases && ms_since(&t0) >= ms)
 			break;
 		/* The first case is the seed itself, to re-run one. */
 		seed = n ? hist_next(&state) : state;
