@@ -98,8 +98,24 @@ maintained()
 		tee "$OUT/get_maintainer" | grep -q '^apparmor@lists'
 }
 
+# guests: the tarball as LKFT runs it and as a LAVA job, in the
+# background while the other trees are built.  The root filesystem has
+# no compiler: the tarball is all there is.
+guests()
+{
+	bash .ci/lava_test.sh "$OUT/lava" "$tarball" "$KERNEL" \
+		>"$OUT/lava.log" 2>&1 &
+	lava=$!
+	./vmtest.sh -T "$tarball" -k "$KERNEL" -- sh -c \
+		'command -v cc gcc >/dev/null && echo "compiler found"; \
+		 exec /kselftest/run_kselftest.sh -c apparmor' >"$OUT/tarball.tap" 2>&1 &
+	lkft=$!
+}
+
 rm -rf "$OUT" && mkdir -p "$OUT"
 tarball=""
+lava=""
+lkft=""
 for tree in "$@"; do
 	ver=$(make -s -C "$tree" kernelversion)
 	repo=$(pristine "$tree") || { check "pristine $ver" false; continue; }
@@ -137,9 +153,11 @@ for tree in "$@"; do
 		maintained "$repo"
 	check "$ver: make tinyconfig" make -s -C "$repo" tinyconfig
 	check "$ver: make kselftest-all TARGETS=apparmor" \
-		make -s -C "$repo" kselftest-all TARGETS=apparmor USERCFLAGS=-Werror
+		make -s -j"$(nproc)" -C "$repo" kselftest-all TARGETS=apparmor \
+		USERCFLAGS=-Werror
 	check "$ver: make -C $ST TARGETS=apparmor" \
-		make -s -C "$repo/$ST" TARGETS=apparmor USERCFLAGS=-Werror
+		make -s -j"$(nproc)" -C "$repo/$ST" TARGETS=apparmor \
+		USERCFLAGS=-Werror
 	check "$ver: make kselftest-gen_tar TARGETS=apparmor" \
 		make -s -C "$repo" kselftest-gen_tar TARGETS=apparmor
 	t=$repo/$ST/kselftest_install/kselftest-packages/kselftest.tar.gz
@@ -148,19 +166,18 @@ for tree in "$@"; do
 			sh -c "tar -tzf '$t' | grep -qx './apparmor/$p'"
 	done
 	[[ -z $tarball && -f $t ]] && cp "$t" "$OUT/kselftest.tar.gz" &&
-		tarball=$OUT/kselftest.tar.gz
+		tarball=$OUT/kselftest.tar.gz && guests
 	git -C "$repo" am --abort 2>/dev/null
 	git -C "$repo" reset -q --hard "$(git -C "$repo" rev-list --max-parents=0 HEAD)"
 	git -C "$repo" clean -qfdx
 done
 
-# The root filesystem has no compiler: the tarball is all there is.  The
-# LAVA job boots its own guest: the two run side by side.
-bash .ci/lava_test.sh "$OUT/lava" "$tarball" "$KERNEL" >"$OUT/lava.log" 2>&1 &
-lava=$!
-./vmtest.sh -T "$tarball" -k "$KERNEL" -- sh -c \
-	'command -v cc gcc >/dev/null && echo "compiler found"; \
-	 exec /kselftest/run_kselftest.sh -c apparmor' >"$OUT/tarball.tap" 2>&1
+if [[ -z $lkft ]]; then
+	check "the first tree made a tarball" false
+	tap_done
+	exit
+fi
+wait "$lkft"
 rc=$?
 grep -E '^(not )?ok |^# Totals|^# # Totals|compiler found' "$OUT/tarball.tap" |
 	sed 's/^/# /'
