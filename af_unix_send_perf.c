@@ -545,9 +545,9 @@ static bool report_series(int v, int wl, unsigned int size,
 		return false;
 	}
 	for (s = 0; s < NR_S; s++) {
-		perf_info("%s %s: mean %.2f median %.2f min %.2f stdev %.2f cv %.3f%% ns/msg\n",
-			  tag, s_names[s], r->sum[s].mean, r->sum[s].median,
-			  r->sum[s].min, r->sum[s].stdev, r->sum[s].cv * 100);
+		perf_info("%s %s: mean %.2f stdev %.2f cv %.3f%% ns/msg\n",
+			  tag, s_names[s], r->sum[s].mean, r->sum[s].stdev,
+			  r->sum[s].cv * 100);
 		if (!jitem(J_SERIES, v_names[v], wl, size))
 			continue;
 		jstr("sock", s_names[s]);
@@ -831,13 +831,13 @@ static void check_baseline(int wl, unsigned int size, bool usable,
 	snprintf(tag, sizeof(tag), "unconfined %s %uB vs baseline", wl_names[wl],
 		 size);
 	/* a baseline missing a series it was asked to hold is not written */
-	if (c.why == PERF_WHY_UNMEASURED)
+	if (!usable)
 		base.record_failed = true;
 	if (c.verdict == PERF_RECORD) {
 		record_entry(tag, wl, size, r, &c);
 		return;
 	}
-	if (c.why == PERF_WHY_JUDGED)
+	if (!isnan(c.limit))
 		perf_info("%s: ratio %.4f [%.4f, %.4f] over %zu rounds (%.1f s past the first %u), baseline %.4f over %zu runs spreading %.3f%%, tolerance %.2f%%%s, limit %.4f; dgram %.1f ns/msg (baseline %.1f)\n",
 			  tag, c.d.ci.mean, c.d.ci.lo, c.d.ci.hi, r->n,
 			  r->extra_s, opts.rounds, e->ratio, e->nr_runs,

@@ -5,27 +5,16 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "perf_verdict.h"
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 int perf_summarize(const double *v, size_t n, struct perf_summary *s)
 {
-	double sorted[PERF_MAX_ROUNDS], sum = 0, ss = 0;
+	double sum = 0, ss = 0;
 	size_t i;
 
 	if (!n || n > PERF_MAX_ROUNDS)
 		return -EINVAL;
-	memcpy(sorted, v, n * sizeof(*v));
-	qsort(sorted, n, sizeof(*sorted), cmp_double);
 	for (i = 0; i < n; i++)
 		sum += v[i];
 	s->n = n;
@@ -34,10 +23,6 @@ int perf_summarize(const double *v, size_t n, struct perf_summary *s)
 		ss += (v[i] - s->mean) * (v[i] - s->mean);
 	s->stdev = n > 1 ? sqrt(ss / (n - 1)) : 0;
 	s->cv = s->mean != 0 ? s->stdev / s->mean : 0;
-	s->min = sorted[0];
-	s->max = sorted[n - 1];
-	s->median = n % 2 ? sorted[n / 2] :
-		(sorted[n / 2 - 1] + sorted[n / 2]) / 2;
 	return 0;
 }
 
@@ -156,22 +141,18 @@ int perf_check_tolerance(const struct perf_entry *e, double given,
 }
 
 /* How the check ended, its verdict and the reason its lines give. */
-static void ended(struct perf_check *c, enum perf_check_why why,
-		  enum perf_verdict v, const char *fmt, ...)
+static void ended(struct perf_check *c, enum perf_verdict v,
+		  const char *fmt, ...)
 {
 	va_list ap;
 
-	c->why = why;
 	c->verdict = v;
 	va_start(ap, fmt);
 	vsnprintf(c->reason, sizeof(c->reason), fmt, ap);
 	va_end(ap);
 }
 
-/*
- * Against entry @e of the baseline at @path.  Each verdict line says what
- * it was decided on and what it would catch.
- */
+/* Each verdict line says what it was decided on and what it catches. */
 static void against_entry(const struct perf_check_settings *set,
 			  const struct perf_check_series *s, const char *path,
 			  const struct perf_entry *e, struct perf_check *c)
@@ -185,37 +166,35 @@ static void against_entry(const struct perf_check_settings *set,
 	ret = perf_check_tolerance(e, set->tolerance, &tol);
 	/* too few runs is the recorder's mistake, too wide a spread is not */
 	if (ret == -EINVAL) {
-		ended(c, PERF_WHY_FEW_RUNS, PERF_FAIL,
+		ended(c, PERF_FAIL,
 		      "bad baseline: %s has %zu runs of it, a tolerance needs %d (run_perf.sh record takes %d), or give --tolerance",
 		      path, e->nr_runs, PERF_MIN_RUNS, PERF_DEFAULT_RUNS);
 		return;
 	}
 	if (ret) {
-		c->noisy_tol = tol;
-		ended(c, PERF_WHY_NOISY, PERF_SKIP,
+		ended(c, PERF_SKIP,
 		      "baseline too noisy to judge with: its %zu runs spread %.2f%%, a tolerance of %.2f%% over the %g%% cap; record on a quiet machine, or give --tolerance",
 		      e->nr_runs, e->spread * 100, tol * 100, PERF_TOL_CAP * 100);
 		return;
 	}
 	c->tolerance = tol;
 	if (perf_decide(s->ratios, s->n, e->ratio, tol, &c->d)) {
-		ended(c, PERF_WHY_BAD_RATIOS, PERF_FAIL,
-		      "ratios cannot be judged");
+		ended(c, PERF_FAIL, "ratios cannot be judged");
 		return;
 	}
 	c->limit = d->limit;
 	c->catches = perf_mde(tol, e->nr_runs, e->spread, d->ci.half / e->ratio);
 	perf_catches_text(c->catches, buf, sizeof(buf));
 	if (d->verdict == PERF_PASS)
-		ended(c, PERF_WHY_JUDGED, PERF_PASS,
+		ended(c, PERF_PASS,
 		      "ratio %.4f within %.2f%% of %.4f (95%% CI high %.4f <= limit %.4f); %s",
 		      d->ci.mean, tol * 100, e->ratio, d->ci.hi, d->limit, buf);
 	else if (d->verdict == PERF_FAIL)
-		ended(c, PERF_WHY_JUDGED, PERF_FAIL,
+		ended(c, PERF_FAIL,
 		      "ratio %.4f (95%% CI low %.4f) exceeds baseline %.4f by more than %.2f%% (limit %.4f); %s",
 		      d->ci.mean, d->ci.lo, e->ratio, tol * 100, d->limit, buf);
 	else
-		ended(c, PERF_WHY_JUDGED, PERF_UNDECIDED,
+		ended(c, PERF_UNDECIDED,
 		      "undecided after %zu rounds and %.1f s (budget %u rounds, %g s): leans to %s, ratio %.4f is %.2f%% %s the limit %.4f, 95%% CI [%.4f, %.4f]; %s",
 		      s->n, s->extra_s, set->max_rounds, set->budget_s,
 		      d->lean_pct > 0 ? "FAIL" : "PASS", d->ci.mean,
@@ -228,32 +207,27 @@ struct perf_check perf_check(const struct perf_check_base *base,
 			     const struct perf_check_series *s)
 {
 	struct perf_check c = {
-		.tolerance = set->tolerance, .noisy_tol = NAN,
-		.limit = NAN, .catches = NAN,
+		.tolerance = set->tolerance, .limit = NAN, .catches = NAN,
 	};
 	const char *rec = "record one with ./run_perf.sh record";
 
 	/* In this order: what each reason says presumes the ones before. */
 	if (!s->usable)
-		ended(&c, PERF_WHY_UNMEASURED, PERF_SKIP,
-		      "no valid measurement");
+		ended(&c, PERF_SKIP, "no valid measurement");
 	else if (s->confined)
-		ended(&c, PERF_WHY_CONFINED, PERF_SKIP,
+		ended(&c, PERF_SKIP,
 		      "task is confined ('%s'), run it unconfined", s->label);
 	else if (base->state == PERF_BASE_RECORD)
-		ended(&c, PERF_WHY_RECORDING, PERF_RECORD,
-		      "to be recorded into %s", base->path);
+		ended(&c, PERF_RECORD, "to be recorded into %s", base->path);
 	else if (base->state == PERF_BASE_MISSING)
-		ended(&c, PERF_WHY_NO_BASELINE, PERF_SKIP,
+		ended(&c, PERF_SKIP,
 		      "no baseline for this machine (%s); %s", base->msg, rec);
 	else if (base->state == PERF_BASE_ELSEWHERE)
-		ended(&c, PERF_WHY_ELSEWHERE, PERF_SKIP,
-		      "cannot be judged here: %s", base->msg);
+		ended(&c, PERF_SKIP, "cannot be judged here: %s", base->msg);
 	else if (base->state == PERF_BASE_BAD)
-		ended(&c, PERF_WHY_BAD_BASELINE, PERF_FAIL,
-		      "bad baseline: %s", base->msg);
+		ended(&c, PERF_FAIL, "bad baseline: %s", base->msg);
 	else if (!base->entry)
-		ended(&c, PERF_WHY_NO_ENTRY, PERF_SKIP,
+		ended(&c, PERF_SKIP,
 		      "%s has no entry for it; %s", base->path, rec);
 	else
 		against_entry(set, s, base->path, base->entry, &c);

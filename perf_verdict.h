@@ -1,24 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * How af_unix_send_perf judges a run against its baseline: statistics,
- * the rule and the tolerance, and the check of one series decided whole.
- * Pure (no I/O, no globals), so perf_verdict_test has known answers.
+ * How af_unix_send_perf judges a run against its baseline; pure, so that
+ * perf_verdict_test has known answers.
  *
- * Each paired round gives one dgram/seqpacket ratio; the verdict is on the
- * 95% t-interval of their mean against limit = baseline * (1 + tolerance):
- * PASS when the whole interval is at or below the limit, FAIL when all of
- * it is above, undecided when it straddles the limit.  An undecided run
- * measures more paired rounds until it decides or its budget (rounds and
- * seconds) runs out; only then is it a SKIP, which says which way it leans.
+ * Each paired round gives one dgram/seqpacket ratio; the 95% t-interval of
+ * their mean is held to limit = baseline * (1 + tolerance): PASS when all
+ * of it is at or below, FAIL when all above, else more rounds until it
+ * decides or the budget runs out: a SKIP that says which way it leans.
  *
- * A baseline holds several runs (separate processes or boots), since a
- * run's ratio differs from the next by more than one run's interval says.
- * The tolerance is the one-sided 99% prediction bound of one more run
- * over the mean of n recorded runs, t99(n - 1) * sqrt(1 + 1/n) * spread,
- * so an unchanged kernel FAILs at most about 1% of checks whatever the
- * spread; never below a floor the measurement cannot honestly go under,
- * and a baseline that would need more than the cap is too noisy.  The
- * rule's error rates are simulated by perf_verdict_test (README).
+ * Runs differ from each other by more than one run's interval says, so a
+ * baseline holds several, and the tolerance is the one-sided 99%
+ * prediction bound of one more run, t99(n - 1) * sqrt(1 + 1/n) * spread:
+ * an unchanged kernel FAILs about 1% of checks whatever the spread.  It
+ * has a floor the measurement cannot honestly go under, and a cap above
+ * which the baseline is too noisy.  Error rates: perf_verdict_test.
  */
 #ifndef _SELFTESTS_APPARMOR_PERF_VERDICT_H
 #define _SELFTESTS_APPARMOR_PERF_VERDICT_H
@@ -36,10 +31,9 @@
 #define PERF_TOL_FLOOR		0.005
 #define PERF_TOL_CAP		0.05
 /*
- * Runs "run_perf.sh record" takes: with 20, a +3% regression FAILs in at
- * least 95% of checks where runs spread 0.5%, +5% where they spread 1%;
- * the spread of three is too rough for that.  Below PERF_MIN_RUNS there is
- * no spread to speak of: --tolerance.
+ * Runs "run_perf.sh record" takes: with 20, +3% FAILs in 95% of checks
+ * where runs spread 0.5%, +5% at 1%; three are too rough for that.  Below
+ * PERF_MIN_RUNS there is no spread to speak of: --tolerance.
  */
 #define PERF_DEFAULT_RUNS	20
 #define PERF_MIN_RUNS		3
@@ -47,7 +41,7 @@
 
 struct perf_summary {
 	size_t n;
-	double mean, median, min, max;
+	double mean;
 	double stdev;	/* sample standard deviation (n - 1) */
 	double cv;	/* stdev / mean */
 };
@@ -99,9 +93,8 @@ bool perf_more(bool done, size_t n, double elapsed_s, size_t max_rounds,
 	       double max_s);
 
 /*
- * The check of a series against its baseline entry, reason text included,
- * decided before anything is printed: the KTAP line and the JSON verdict
- * are both written from it, so they cannot tell different stories.
+ * The check of a series, reason text included, decided before anything is
+ * printed: the KTAP line and the JSON verdict cannot tell different stories.
  */
 enum perf_base_state {
 	PERF_BASE_OK,		/* of this machine, system and settings */
@@ -133,23 +126,13 @@ struct perf_check_series {
 	double extra_s;		/* spent measuring past the first rounds */
 };
 
-/* Each has a reason text of its own; the verdict in perf_verdict.c. */
-enum perf_check_why {
-	PERF_WHY_UNMEASURED, PERF_WHY_CONFINED, PERF_WHY_RECORDING,
-	PERF_WHY_NO_BASELINE, PERF_WHY_ELSEWHERE, PERF_WHY_BAD_BASELINE,
-	PERF_WHY_NO_ENTRY, PERF_WHY_FEW_RUNS, PERF_WHY_NOISY,
-	PERF_WHY_BAD_RATIOS, PERF_WHY_JUDGED,
-};
-
 struct perf_check {
 	enum perf_verdict verdict;
-	enum perf_check_why why;
 	const struct perf_entry *entry;	/* judged against; NULL: none */
 	double tolerance;	/* --tolerance or the entry's; NAN: neither */
-	double noisy_tol;	/* PERF_WHY_NOISY: what the spread would need */
 	double limit;		/* NAN unless judged */
 	double catches;		/* perf_mde(); NAN unless judged, or unknown */
-	struct perf_decision d;	/* PERF_WHY_JUDGED */
+	struct perf_decision d;	/* when judged */
 	char reason[PERF_REASON_MAX];
 };
 
