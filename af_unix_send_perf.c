@@ -241,8 +241,6 @@ static void env_print(void)
 	perf_info("clocksource: %s; preempt: %s; icount: %s (kernel command line word %s); KSFT_MACHINE_SLOW: %s\n",
 		  env.clocksource, env.preempt, env.icount ? "yes" : "no",
 		  ICOUNT_WORD, env.machine_slow ? "yes" : "no");
-	perf_info("clock_gettime: %.1f ns per call, about %.2f ns/msg at batch %u (reported, not subtracted)\n",
-		  env.clock_ns, env.clock_ns / WL_BATCH, WL_BATCH);
 	perf_info("settings: batch %u, %u msgs/round, %u warm-up + %u paired rounds, then up to %u rounds or %g s to decide\n",
 		  WL_BATCH, opts.msgs, opts.warmup, opts.rounds, opts.max_rounds,
 		  opts.budget_s);
@@ -772,7 +770,6 @@ static void check_baseline(int wl, unsigned int size, bool usable,
 		r->ratios, r->n, r->extra_s,
 	};
 	struct perf_check c = perf_check(&b, &set, &s);
-	const struct perf_entry *e = c.entry;
 	static const int codes[] = {
 		[PERF_PASS] = KSFT_PASS, [PERF_FAIL] = KSFT_FAIL,
 		[PERF_UNDECIDED] = KSFT_SKIP, [PERF_SKIP] = KSFT_SKIP,
@@ -785,13 +782,6 @@ static void check_baseline(int wl, unsigned int size, bool usable,
 		record_entry(tag, wl, size, r, &c);
 		return;
 	}
-	if (!isnan(c.limit))
-		perf_info("%s: ratio %.4f [%.4f, %.4f] over %zu rounds (%.1f s past the first %u), baseline %.4f over %zu runs spreading %.3f%%, tolerance %.2f%%%s, limit %.4f; dgram %.1f ns/msg (baseline %.1f)\n",
-			  tag, c.d.ci.mean, c.d.ci.lo, c.d.ci.hi, r->n,
-			  r->extra_s, opts.rounds, e->ratio, e->nr_runs,
-			  e->spread * 100, c.tolerance * 100,
-			  isnan(opts.tolerance) ? "" : " (--tolerance)",
-			  c.limit, r->sum[S_DGRAM].mean, e->dgram_ns);
 	/* a baseline missing a series it was asked to hold is not written */
 	base.record_failed = true;
 	verdict(codes[c.verdict], tag, perf_check_name(c.verdict), wl, size, &c);

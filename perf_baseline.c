@@ -452,7 +452,7 @@ int perf_baseline_add_run(struct perf_baseline *b, const char *workload,
 			  unsigned int msg_size,
 			  const struct perf_run_result *r)
 {
-	double ratio = 0, dgram = 0, seqpacket = 0, ss = 0;
+	double sum = 0, ss = 0;
 	struct perf_entry *e;
 	size_t i, n;
 
@@ -473,14 +473,9 @@ int perf_baseline_add_run(struct perf_baseline *b, const char *workload,
 	e->runs[e->nr_runs++] = *r;
 	/* the means and the spread (sample stdev / mean) of the runs */
 	n = e->nr_runs;
-	for (i = 0; i < n; i++) {
-		ratio += e->runs[i].ratio;
-		dgram += e->runs[i].dgram_ns;
-		seqpacket += e->runs[i].seqpacket_ns;
-	}
-	e->ratio = ratio / n;
-	e->dgram_ns = dgram / n;
-	e->seqpacket_ns = seqpacket / n;
+	for (i = 0; i < n; i++)
+		sum += e->runs[i].ratio;
+	e->ratio = sum / n;
 	for (i = 0; i < n; i++)
 		ss += (e->runs[i].ratio - e->ratio) * (e->runs[i].ratio - e->ratio);
 	e->spread = n > 1 ? sqrt(ss / (n - 1)) / e->ratio : 0;

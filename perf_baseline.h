@@ -48,9 +48,9 @@ struct perf_entry {
 	unsigned int msg_size;
 	size_t nr_runs;
 	struct perf_run_result runs[PERF_MAX_RUNS];
-	/* means of the runs, kept by perf_baseline_add_run() */
-	double ratio, dgram_ns, seqpacket_ns;
-	double spread;		/* sample stdev of the ratios / mean; 0 for 1 */
+	/* of the runs, kept by perf_baseline_add_run() */
+	double ratio;		/* mean */
+	double spread;		/* sample stdev / mean; 0 for 1 run */
 };
 
 struct perf_baseline {

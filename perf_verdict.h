@@ -40,7 +40,6 @@
 #define PERF_REASON_MAX		1024
 
 struct perf_summary {
-	size_t n;
 	double mean;
 	double stdev;	/* sample standard deviation (n - 1) */
 	double cv;	/* stdev / mean */
@@ -48,7 +47,6 @@ struct perf_summary {
 
 /* Two-sided 95% Student t confidence interval of a mean. */
 struct perf_ci {
-	size_t n;
 	double mean, half, lo, hi;
 };
 

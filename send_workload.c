@@ -346,9 +346,6 @@ void wl_env_probe(struct wl_env *env)
 	time_t t = time(NULL);
 	bool lockdep = !access("/proc/lockdep", F_OK);
 	bool kmemleak = !access("/sys/kernel/debug/kmemleak", F_OK);
-	struct timespec ts;
-	double t0;
-	int i;
 
 	/* lockdep and kmemleak cost more than the send path's own work */
 	if (lockdep || kmemleak)
@@ -382,9 +379,4 @@ void wl_env_probe(struct wl_env *env)
 		strstr(v, "PREEMPT_DYNAMIC") ? "PREEMPT_DYNAMIC (model not readable)" :
 		strstr(v, "PREEMPT") ? "PREEMPT" : "none or voluntary");
 	strftime(env->time, sizeof(env->time), "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
-	/* every timed batch interval holds about one clock_gettime() */
-	t0 = wl_now_ns();
-	for (i = 0; i < 100000; i++)
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-	env->clock_ns = (wl_now_ns() - t0) / 100000;
 }

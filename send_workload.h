@@ -78,7 +78,6 @@ struct wl_env {
 	struct perf_system sys;
 	char cmdline[4096], clocksource[64], preempt[128];
 	char time[32];		/* UTC, ISO 8601 */
-	double clock_ns;	/* cost of one clock_gettime() */
 };
 
 /* Fills @env; a debug kernel SKIPs the program (ksft_exit_skip()). */
