@@ -634,14 +634,6 @@ static void load_baseline(void)
 		base.state = PERF_BASE_RECORD;
 }
 
-/* The entry a check of @wl and @size is judged against; NULL: none. */
-static const struct perf_entry *entry_of(int wl, unsigned int size)
-{
-	if (base.state != PERF_BASE_OK)
-		return NULL;
-	return perf_baseline_find(&base.b, wl_names[wl], size);
-}
-
 /* Adds the run in @r to the baseline: 0 or -E2BIG when it is full. */
 static int add_run(int wl, unsigned int size, const struct series *r)
 {
@@ -759,17 +751,13 @@ static void record_entry(const char *tag, int wl, unsigned int size,
 static void check_baseline(int wl, unsigned int size, bool usable,
 			   const struct series *r)
 {
-	const struct perf_check_base b = {
-		base.state, entry_of(wl, size), opts.baseline, base.msg,
+	const struct perf_check_in in = {
+		base.state, perf_baseline_find(&base.b, wl_names[wl], size),
+		opts.baseline, base.msg, opts.tolerance, opts.max_rounds,
+		opts.budget_s, usable, env.aa.enabled && !env.unconfined,
+		env.label, r->ratios, r->n, r->extra_s,
 	};
-	const struct perf_check_settings set = {
-		opts.tolerance, opts.max_rounds, opts.budget_s,
-	};
-	const struct perf_check_series s = {
-		usable, env.aa.enabled && !env.unconfined, env.label,
-		r->ratios, r->n, r->extra_s,
-	};
-	struct perf_check c = perf_check(&b, &set, &s);
+	struct perf_check c = perf_check(&in);
 	static const int codes[] = {
 		[PERF_PASS] = KSFT_PASS, [PERF_FAIL] = KSFT_FAIL,
 		[PERF_UNDECIDED] = KSFT_SKIP, [PERF_SKIP] = KSFT_SKIP,
@@ -784,7 +772,7 @@ static void check_baseline(int wl, unsigned int size, bool usable,
 	}
 	/* a baseline missing a series it was asked to hold is not written */
 	base.record_failed = true;
-	verdict(codes[c.verdict], tag, perf_check_name(c.verdict), wl, size, &c);
+	verdict(codes[c.verdict], tag, perf_verdict_names[c.verdict], wl, size, &c);
 }
 
 static void run_variant(int v, struct series *shared)
@@ -812,7 +800,9 @@ static void run_variant(int v, struct series *shared)
 				   base.state == PERF_BASE_RECORD) {
 				record_runs(wl, size, shared);
 			} else {
-				run_series(wl, size, entry_of(wl, size), shared);
+				run_series(wl, size, base.state != PERF_BASE_OK ? NULL :
+					   perf_baseline_find(&base.b, wl_names[wl], size),
+					   shared);
 			}
 			usable = report_series(v, wl, size, shared);
 			if (v == V_UNCONFINED)

@@ -145,22 +145,21 @@ static void ended(struct perf_check *c, enum perf_verdict v,
 }
 
 /* Each verdict line says what it was decided on and what it catches. */
-static void against_entry(const struct perf_check_settings *set,
-			  const struct perf_check_series *s, const char *path,
-			  const struct perf_entry *e, struct perf_check *c)
+static void against_entry(const struct perf_check_in *in, struct perf_check *c)
 {
-	const struct perf_decision *d = &c->d;
+	const struct perf_entry *e = in->entry;
+	struct perf_decision dd, *d = &dd;
 	double tol;
 	char buf[64];
 	int ret;
 
 	c->entry = e;
-	ret = perf_check_tolerance(e, set->tolerance, &tol);
+	ret = perf_check_tolerance(e, in->tolerance, &tol);
 	/* too few runs is the recorder's mistake, too wide a spread is not */
 	if (ret == -EINVAL) {
 		ended(c, PERF_FAIL,
 		      "bad baseline: %s has %zu runs of it, a tolerance needs %d (run_perf.sh record takes %d), or give --tolerance",
-		      path, e->nr_runs, PERF_MIN_RUNS, PERF_DEFAULT_RUNS);
+		      in->path, e->nr_runs, PERF_MIN_RUNS, PERF_DEFAULT_RUNS);
 		return;
 	}
 	if (ret) {
@@ -170,7 +169,7 @@ static void against_entry(const struct perf_check_settings *set,
 		return;
 	}
 	c->tolerance = tol;
-	if (perf_decide(s->ratios, s->n, e->ratio, tol, &c->d)) {
+	if (perf_decide(in->ratios, in->n, e->ratio, tol, d)) {
 		ended(c, PERF_FAIL, "ratios cannot be judged");
 		return;
 	}
@@ -188,52 +187,44 @@ static void against_entry(const struct perf_check_settings *set,
 	else
 		ended(c, PERF_UNDECIDED,
 		      "undecided after %zu rounds and %.1f s (budget %u rounds, %g s): leans to %s, ratio %.4f is %.2f%% %s the limit %.4f, 95%% CI [%.4f, %.4f]; %s",
-		      s->n, s->extra_s, set->max_rounds, set->budget_s,
+		      in->n, in->extra_s, in->max_rounds, in->budget_s,
 		      d->lean_pct > 0 ? "FAIL" : "PASS", d->ci.mean,
 		      fabs(d->lean_pct), d->lean_pct > 0 ? "above" : "below",
 		      d->limit, d->ci.lo, d->ci.hi, buf);
 }
 
-struct perf_check perf_check(const struct perf_check_base *base,
-			     const struct perf_check_settings *set,
-			     const struct perf_check_series *s)
+struct perf_check perf_check(const struct perf_check_in *in)
 {
 	struct perf_check c = {
-		.tolerance = set->tolerance, .limit = NAN, .catches = NAN,
+		.tolerance = in->tolerance, .limit = NAN, .catches = NAN,
 	};
 	const char *rec = "record one with ./run_perf.sh record";
 
 	/* In this order: what each reason says presumes the ones before. */
-	if (!s->usable)
+	if (!in->usable)
 		ended(&c, PERF_SKIP, "no valid measurement");
-	else if (s->confined)
+	else if (in->confined)
 		ended(&c, PERF_SKIP,
-		      "task is confined ('%s'), run it unconfined", s->label);
-	else if (base->state == PERF_BASE_RECORD)
-		ended(&c, PERF_RECORD, "to be recorded into %s", base->path);
-	else if (base->state == PERF_BASE_MISSING)
+		      "task is confined ('%s'), run it unconfined", in->label);
+	else if (in->state == PERF_BASE_RECORD)
+		ended(&c, PERF_RECORD, "to be recorded into %s", in->path);
+	else if (in->state == PERF_BASE_MISSING)
 		ended(&c, PERF_SKIP,
-		      "no baseline for this machine (%s); %s", base->msg, rec);
-	else if (base->state == PERF_BASE_ELSEWHERE)
-		ended(&c, PERF_SKIP, "cannot be judged here: %s", base->msg);
-	else if (base->state == PERF_BASE_BAD)
-		ended(&c, PERF_FAIL, "bad baseline: %s", base->msg);
-	else if (!base->entry)
-		ended(&c, PERF_SKIP,
-		      "%s has no entry for it; %s", base->path, rec);
+		      "no baseline for this machine (%s); %s", in->msg, rec);
+	else if (in->state == PERF_BASE_ELSEWHERE)
+		ended(&c, PERF_SKIP, "cannot be judged here: %s", in->msg);
+	else if (in->state == PERF_BASE_BAD)
+		ended(&c, PERF_FAIL, "bad baseline: %s", in->msg);
+	else if (!in->entry)
+		ended(&c, PERF_SKIP, "%s has no entry for it; %s", in->path, rec);
 	else
-		against_entry(set, s, base->path, base->entry, &c);
+		against_entry(in, &c);
 	return c;
 }
 
-const char *perf_check_name(enum perf_verdict v)
-{
-	static const char * const names[] = {
-		"pass", "fail", "undecided", "skip", "record",
-	};
-
-	return names[v];
-}
+const char * const perf_verdict_names[] = {
+	"pass", "fail", "undecided", "skip", "record",
+};
 
 const char *perf_catches_text(double mde, char *buf, size_t len)
 {

@@ -30,11 +30,7 @@
 #define PERF_DEFAULT_BUDGET_S	2.0
 #define PERF_TOL_FLOOR		0.005
 #define PERF_TOL_CAP		0.05
-/*
- * Runs "run_perf.sh record" takes: with 20, +3% FAILs in 95% of checks
- * where runs spread 0.5%, +5% at 1%; three are too rough for that.  Below
- * PERF_MIN_RUNS there is no spread to speak of: --tolerance.
- */
+/* With 20 runs, +3% FAILs 95% of checks at a spread of 0.5%, +5% at 1% */
 #define PERF_DEFAULT_RUNS	20
 #define PERF_MIN_RUNS		3
 #define PERF_REASON_MAX		1024
@@ -50,7 +46,7 @@ struct perf_ci {
 	double mean, half, lo, hi;
 };
 
-/* 1 (perf_mean_ci(): 2) to PERF_MAX_ROUNDS values; -EINVAL otherwise. */
+/* 1 (perf_mean_ci(): 2) to PERF_MAX_ROUNDS values, else -EINVAL. */
 int perf_summarize(const double *v, size_t n, struct perf_summary *s);
 int perf_mean_ci(const double *v, size_t n, struct perf_ci *ci);
 /* 0.975 and 0.99 quantiles of Student's t; NAN for 0 df. */
@@ -75,18 +71,15 @@ struct perf_decision {
 /* -EINVAL for fewer than 2 ratios, one not finite, base or tol <= 0. */
 int perf_decide(const double *ratios, size_t n, double base, double tol,
 		struct perf_decision *d);
-/*
- * The default tolerance of @runs runs spreading @spread (stdev / mean):
- * -EINVAL below PERF_MIN_RUNS, -ERANGE above PERF_TOL_CAP (*tol says how far).
- */
+/* Of @runs runs spreading @spread: -EINVAL below 3, -ERANGE over the cap. */
 int perf_tolerance(size_t runs, double spread, double *tol);
 /*
- * The smallest growth of the ratio (a fraction) a check FAILs with 95%
- * power: the tolerance, the 95th percentile of a run's distance to the
- * mean of @runs runs, and the check's own half width @half; NAN under 2.
+ * The smallest growth of the ratio a check FAILs with 95% power: @tol, a
+ * run's 95th percentile distance to the mean of @runs, and the check's own
+ * half width @half; NAN under 2 runs.
  */
 double perf_mde(double tol, size_t runs, double spread, double half);
-/* Whether to measure another round when @done is false and n rounds ran. */
+/* Whether to measure another round. */
 bool perf_more(bool done, size_t n, double elapsed_s, size_t max_rounds,
 	       double max_s);
 
@@ -102,20 +95,15 @@ enum perf_base_state {
 	PERF_BASE_RECORD,	/* --record, --add-run: series go into it */
 };
 
-struct perf_check_base {
+/* What a check is decided on: the baseline, the options, the series. */
+struct perf_check_in {
 	enum perf_base_state state;
 	const struct perf_entry *entry;	/* of the series; NULL: none */
 	const char *path;
 	const char *msg;	/* why it is missing, elsewhere or bad */
-};
-
-struct perf_check_settings {
 	double tolerance;	/* --tolerance, a fraction; NAN: the entry's */
 	unsigned int max_rounds;
 	double budget_s;
-};
-
-struct perf_check_series {
 	bool usable;		/* measured, every message arrived whole */
 	bool confined;		/* under a profile: not what a baseline holds */
 	const char *label;
@@ -130,18 +118,15 @@ struct perf_check {
 	double tolerance;	/* --tolerance or the entry's; NAN: neither */
 	double limit;		/* NAN unless judged */
 	double catches;		/* perf_mde(); NAN unless judged, or unknown */
-	struct perf_decision d;	/* when judged */
 	char reason[PERF_REASON_MAX];
 };
 
 /* @given (--tolerance) unless NAN, else perf_tolerance() of @e. */
 int perf_check_tolerance(const struct perf_entry *e, double given,
 			 double *tol);
-struct perf_check perf_check(const struct perf_check_base *base,
-			     const struct perf_check_settings *set,
-			     const struct perf_check_series *s);
-/* "pass", "fail", "undecided", "skip" or "record". */
-const char *perf_check_name(enum perf_verdict v);
+struct perf_check perf_check(const struct perf_check_in *in);
+/* "pass", "fail", "undecided", "skip" and "record" */
+extern const char * const perf_verdict_names[];
 /* What a verdict line says it catches, from perf_mde(); @buf, returned. */
 const char *perf_catches_text(double mde, char *buf, size_t len);
 

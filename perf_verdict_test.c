@@ -222,15 +222,12 @@ static struct perf_check run_check(enum perf_base_state state,
 				   const struct perf_entry *e,
 				   double tolerance, const double *r)
 {
-	const struct perf_check_base b = {
-		state, e, "/b/base", "why it is not usable",
-	};
-	const struct perf_check_settings set = { tolerance, 60, 2 };
-	const struct perf_check_series s = {
+	const struct perf_check_in in = {
+		state, e, "/b/base", "why it is not usable", tolerance, 60, 2,
 		true, false, "unconfined", r, 4, 1.5,
 	};
 
-	return perf_check(&b, &set, &s);
+	return perf_check(&in);
 }
 
 /*
@@ -256,7 +253,7 @@ TEST(check_pass)
 	EXPECT_TRUE(NEAR(CATCHES3, c.catches, E9));
 	EXPECT_STREQ(c.reason,
 		     "ratio 1.0000 within 0.80% of 3.0000 (95% CI high 1.0000 <= limit 3.0241); catches >= +0.99% (95% power)");
-	EXPECT_STREQ("pass", perf_check_name(c.verdict));
+	EXPECT_STREQ("pass", perf_verdict_names[c.verdict]);
 }
 
 TEST(check_fail)
@@ -269,7 +266,7 @@ TEST(check_fail)
 	EXPECT_TRUE(NEAR(0.3 * (1 + TOL3), c.limit, E9));
 	EXPECT_STREQ(c.reason,
 		     "ratio 1.0000 (95% CI low 1.0000) exceeds baseline 0.3000 by more than 0.80% (limit 0.3024); catches >= +0.99% (95% power)");
-	EXPECT_STREQ("fail", perf_check_name(c.verdict));
+	EXPECT_STREQ("fail", perf_verdict_names[c.verdict]);
 }
 
 /*
@@ -291,7 +288,7 @@ TEST(check_undecided_leans)
 	EXPECT_TRUE(NEAR(0.150122555, c.catches, E6));
 	EXPECT_STREQ(c.reason,
 		     "undecided after 4 rounds and 1.5 s (budget 60 rounds, 2 s): leans to PASS, ratio 1.1750 is 0.09% below the limit 1.1760, 95% CI [1.0723, 1.2777]; catches >= +15.01% (95% power)");
-	EXPECT_STREQ("undecided", perf_check_name(c.verdict));
+	EXPECT_STREQ("undecided", perf_verdict_names[c.verdict]);
 	/* the mean above the limit leans the other way */
 	c = run_check(PERF_BASE_OK, &lower, 0.05, wide_r);
 	EXPECT_EQ(PERF_UNDECIDED, (int)c.verdict);
@@ -419,34 +416,41 @@ TEST(check_baseline_states)
 			EXPECT_EQ(NULL, c.entry);
 		}
 	}
-	EXPECT_STREQ("skip", perf_check_name(PERF_SKIP));
-	EXPECT_STREQ("record", perf_check_name(PERF_RECORD));
+	EXPECT_STREQ("skip", perf_verdict_names[PERF_SKIP]);
+	EXPECT_STREQ("record", perf_verdict_names[PERF_RECORD]);
 }
 
 /* An unusable or confined series is never judged, nor recorded. */
 TEST(check_series_first)
 {
 	const struct perf_entry e = check_entry(0.3, 3, 0.001);
-	const struct perf_check_base b = { PERF_BASE_RECORD, &e, "/b", "m" };
-	const struct perf_check_base ok = { PERF_BASE_OK, &e, "/b", "m" };
-	const struct perf_check_settings set = { NAN, 60, 2 };
-	struct perf_check_series s = { false, true, "x", flat_r, 4, 0 };
+	struct perf_check_in in = {
+		PERF_BASE_RECORD, &e, "/b", "m", NAN, 60, 2,
+		false, true, "x", flat_r, 4, 0,
+	};
 	struct perf_check c;
 
-	c = perf_check(&b, &set, &s);
+	c = perf_check(&in);
 	EXPECT_EQ(PERF_SKIP, (int)c.verdict);
 	EXPECT_STREQ("no valid measurement", c.reason);
-	c = perf_check(&ok, &set, &s);
+	in.state = PERF_BASE_OK;
+	c = perf_check(&in);
+	EXPECT_STREQ("no valid measurement", c.reason);
 	EXPECT_EQ(NULL, c.entry);
-	s.usable = true;
-	s.label = "some_profile (enforce)";
-	c = perf_check(&b, &set, &s);
+	in.usable = true;
+	in.label = "some_profile (enforce)";
+	in.state = PERF_BASE_RECORD;
+	c = perf_check(&in);
 	EXPECT_EQ(PERF_SKIP, (int)c.verdict);
 	EXPECT_STREQ(c.reason,
 		     "task is confined ('some_profile (enforce)'), run it unconfined");
-	c = perf_check(&ok, &set, &s);
-	s.confined = false;
-	c = perf_check(&ok, &set, &s);
+	in.state = PERF_BASE_OK;
+	c = perf_check(&in);
+	EXPECT_EQ(PERF_SKIP, (int)c.verdict);
+	EXPECT_STREQ(c.reason,
+		     "task is confined ('some_profile (enforce)'), run it unconfined");
+	in.confined = false;
+	c = perf_check(&in);
 	EXPECT_EQ(PERF_FAIL, (int)c.verdict);
 	EXPECT_FALSE(isnan(c.limit));
 }
