@@ -190,12 +190,12 @@ static void parse_opts(int argc, char **argv)
 		case OT_SIZES:
 			if (perf_parse_uint_list(optarg, ot[c].min, ot[c].max,
 						 opts.sizes, MAX_SIZES, &opts.nr_sizes))
-				bad_opt("sizes", "expected up to 16 sizes 8..65536, comma separated");
+				bad_opt("sizes", "expected up to 16 sizes 8..65536");
 			break;
 		case OT_NAMES:
 			*(unsigned int *)ot[c].p = opt_names(ot[c].names, ot[c].max);
 			if (!*(unsigned int *)ot[c].p)
-				bad_opt(ot[c].name, "expected a comma separated list of known names");
+				bad_opt(ot[c].name, "expected known names, comma separated");
 			break;
 		case OT_PATH:
 			if (!*optarg)
@@ -232,12 +232,11 @@ static struct wl_env env;
 
 static void env_print(void)
 {
-	perf_info("kernel: %s %s; apparmor label: %s%s\n", env.uts.release,
-		  env.uts.version, env.label,
-		  env.unconfined ? " (unconfined, as required)" : "");
-	perf_info("lsm: %s; apparmor %s; cpu: %s; machine-id: %s\n",
-		  env.sys.lsm, env.sys.apparmor ? "enabled" : "not enabled",
-		  env.id.cpu_model, env.id.machine_id);
+	perf_info("kernel: %s %s; lsm: %s; apparmor %s, label: %s\n",
+		  env.uts.release, env.uts.version, env.sys.lsm,
+		  env.sys.apparmor ? "enabled" : "not enabled", env.label);
+	perf_info("cpu: %s; machine-id: %s\n", env.id.cpu_model,
+		  env.id.machine_id);
 	perf_info("clocksource: %s; preempt: %s; icount: %s (kernel command line word %s); KSFT_MACHINE_SLOW: %s\n",
 		  env.clocksource, env.preempt, env.icount ? "yes" : "no",
 		  ICOUNT_WORD, env.machine_slow ? "yes" : "no");
@@ -498,12 +497,8 @@ static bool report_series(int v, int wl, unsigned int size,
 		result(r->status, tag, "%s", r->reason);
 		return false;
 	}
-	for (s = 0; s < NR_S; s++) {
-		perf_info("%s %s: mean %.2f stdev %.2f cv %.3f%% ns/msg\n",
-			  tag, s_names[s], r->sum[s].mean, r->sum[s].stdev,
-			  r->sum[s].cv * 100);
-		if (!jitem(J_SERIES, v_names[v], wl, size))
-			continue;
+	for (s = 0; opts.json && s < NR_S; s++) {
+		jitem(J_SERIES, v_names[v], wl, size);
 		jstr("sock", s_names[s]);
 		jnum("rounds", r->n);
 		jnum("mean", r->sum[s].mean);
@@ -517,8 +512,9 @@ static bool report_series(int v, int wl, unsigned int size,
 			fprintf(jf, "%s%.3f", i ? ", " : "", r->ns[s][i]);
 		fputs("]}", jf);
 	}
-	perf_info("%s dgram/seqpacket ratio %.4f, 95%% t-interval [%.4f, %.4f] over %zu paired rounds\n",
-		  tag, r->ratio.mean, r->ratio.lo, r->ratio.hi, r->n);
+	perf_info("%s dgram/seqpacket ratio %.4f, 95%% t-interval [%.4f, %.4f] over %zu rounds, %.1f s past the first %u\n",
+		  tag, r->ratio.mean, r->ratio.lo, r->ratio.hi, r->n, r->extra_s,
+		  opts.rounds);
 	ok = r->cnt[0].validated + r->cnt[1].validated;
 	bad = r->cnt[0].failures + r->cnt[1].failures;
 	if (bad)
@@ -719,7 +715,8 @@ static void record_entry(const char *tag, int wl, unsigned int size,
 		verdict(KSFT_FAIL, tag, "not recorded", wl, size, c);
 		return;
 	}
-	c->entry = e = perf_baseline_find(&base.b, wl_names[wl], size);
+	e = perf_baseline_find(&base.b, wl_names[wl], size);
+	c->entry = e;
 	if (opts.record == REC_NEW)
 		snprintf(what, sizeof(what),
 			 "%zu runs recorded, each a process of its own: ratio %.4f, spread %.3f%%",

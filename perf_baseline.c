@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "kselftest.h"
 #include "perf_baseline.h"
 
 /* The largest file: every entry full of runs, about 80 bytes a line. */
@@ -125,24 +126,22 @@ static const struct key {
 	size_t off, size;
 	unsigned int min, max;
 } keys[] = {
-#define KEY(name, type, f, min, max) { name, type, \
-	offsetof(struct perf_baseline, f), \
-	sizeof(((struct perf_baseline *)0)->f), min, max }
+#define OFF(f) offsetof(struct perf_baseline, f)
 	{ "version", K_VERSION, 0, 0, 0, 1000 },
-	KEY("machine_id", K_TEXT, id.machine_id, 0, 0),
-	KEY("cpu_model", K_TEXT, id.cpu_model, 0, 0),
-	KEY("kernel", K_TEXT, sys.kernel, 0, 0),
-	KEY("lsm", K_TEXT, sys.lsm, 0, 0),
-	KEY("apparmor", K_BOOL, sys.apparmor, 0, 0),
-	KEY("batch", K_UINT, set.batch, 1, 1024),
-	KEY("msgs_per_round", K_UINT, set.msgs_per_round, 1, 1U << 30),
-	KEY("warmup", K_UINT, set.warmup, 0, 1000),
-	KEY("icount", K_BOOL, set.icount, 0, 0),
+	{ "machine_id", K_TEXT, OFF(id.machine_id), PERF_ID_MAX, 0, 0 },
+	{ "cpu_model", K_TEXT, OFF(id.cpu_model), PERF_ID_MAX, 0, 0 },
+	{ "kernel", K_TEXT, OFF(sys.kernel), PERF_ID_MAX, 0, 0 },
+	{ "lsm", K_TEXT, OFF(sys.lsm), PERF_LSM_MAX, 0, 0 },
+	{ "apparmor", K_BOOL, OFF(sys.apparmor), 0, 0, 0 },
+	{ "batch", K_UINT, OFF(set.batch), 0, 1, 1024 },
+	{ "msgs_per_round", K_UINT, OFF(set.msgs_per_round), 0, 1, 1U << 30 },
+	{ "warmup", K_UINT, OFF(set.warmup), 0, 0, 1000 },
+	{ "icount", K_BOOL, OFF(set.icount), 0, 0, 0 },
 	{ "end", K_END, 0, 0, 1, 1 },
-#undef KEY
+#undef OFF
 };
 
-#define NR_KEYS	(sizeof(keys) / sizeof(keys[0]))
+#define NR_KEYS	ARRAY_SIZE(keys)
 
 static int key_value(const struct key *k, const char *v,
 		     struct perf_baseline *b)
@@ -153,7 +152,7 @@ static int key_value(const struct key *k, const char *v,
 	if (k->type == K_TEXT) {
 		if (!*v || strlen(v) >= k->size)
 			return -EINVAL;
-		strcpy(p, v);
+		memcpy(p, v, strlen(v) + 1);
 	} else if (k->type == K_BOOL) {
 		if (strcmp(v, "yes") && strcmp(v, "no"))
 			return -EINVAL;
@@ -221,8 +220,8 @@ static int entry_line(char *v, struct perf_baseline *b,
 	if (*claimed & 1ULL << (e - b->entries))
 		return bad(err, errlen, "duplicate entry");
 	/* both sides printed with 6 decimals */
-	if (e->nr_runs != runs || fabs(e->ratio - ratio) > 2e-6 ||
-	    fabs(e->spread - spread) > 2e-6)
+	if (e->nr_runs != runs || fabs(e->ratio - ratio) > 2 / 1e6 ||
+	    fabs(e->spread - spread) > 2 / 1e6)
 		return bad(err, errlen,
 			   "entry %s %llu says ratio %.6f, spread %.6f over %llu runs; its 'run' lines give %.6f, %.6f over %zu",
 			   f[0], size, ratio, spread, runs, e->ratio, e->spread,
@@ -465,7 +464,7 @@ int perf_baseline_add_run(struct perf_baseline *b, const char *workload,
 			return -E2BIG;
 		e = &b->entries[b->nr_entries++];
 		memset(e, 0, sizeof(*e));
-		strcpy(e->workload, workload);
+		memcpy(e->workload, workload, strlen(workload) + 1);
 		e->msg_size = msg_size;
 	}
 	if (e->nr_runs == PERF_MAX_RUNS)

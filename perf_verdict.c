@@ -81,8 +81,6 @@ int perf_decide(const double *ratios, size_t n, double base, double tol,
 	if (!(base > 0) || !(tol > 0) || perf_mean_ci(ratios, n, &d->ci) ||
 	    !isfinite(d->ci.lo) || !isfinite(d->ci.hi))
 		return -EINVAL;
-	d->base = base;
-	d->tol = tol;
 	d->limit = base * (1 + tol);
 	d->lean_pct = (d->ci.mean / d->limit - 1) * 100;
 	if (d->ci.hi <= d->limit)

@@ -61,9 +61,7 @@ enum perf_verdict {
 
 struct perf_decision {
 	struct perf_ci ci;	/* of the per-round ratios */
-	double base;		/* the baseline's ratio */
-	double tol;		/* allowed excess, a fraction of base */
-	double limit;		/* base * (1 + tol) */
+	double limit;		/* baseline * (1 + tolerance) */
 	double lean_pct;	/* (mean / limit - 1) * 100; > 0 leans to FAIL */
 	enum perf_verdict verdict;
 };

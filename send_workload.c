@@ -32,8 +32,7 @@ void wl_free(struct sock_ctx *c)
 	if (c->sv[1] >= 0)
 		close(c->sv[1]);
 	free(c->sbuf);
-	memset(c, 0, sizeof(*c));
-	c->sv[0] = c->sv[1] = -1;
+	*c = (struct sock_ctx){ .sv = { -1, -1 } };
 }
 
 static void read_or(const char *path, char *buf, size_t len, const char *dflt)
@@ -42,9 +41,9 @@ static void read_or(const char *path, char *buf, size_t len, const char *dflt)
 		snprintf(buf, len, "%s", dflt);
 }
 
-static uint8_t pattern(uint64_t seq, unsigned int i)
+static __u8 pattern(__u64 seq, unsigned int i)
 {
-	return (uint8_t)(seq * 131 + i);
+	return (__u8)(seq * 131 + i);
 }
 
 /* Sequence number first, then a pattern that depends on it. */
@@ -53,8 +52,8 @@ static void fill_batch(struct sock_ctx *c, unsigned int n)
 	unsigned int i, j;
 
 	for (i = 0; i < n; i++) {
-		uint8_t *p = c->siov[i].iov_base;
-		uint64_t seq = c->seq + i;
+		__u8 *p = c->siov[i].iov_base;
+		__u64 seq = c->seq + i;
 
 		memcpy(p, &seq, sizeof(seq));
 		for (j = sizeof(seq); j < c->size; j++)
@@ -101,12 +100,12 @@ static unsigned int ring_batch(struct sock_ctx *c, unsigned int n, bool reap)
 			io_uring_prep_send(io_uring_get_sqe(&c->ring), c->sv[0],
 					   c->siov[i].iov_base, c->size,
 					   MSG_DONTWAIT);
-		} else if (io_uring_wait_cqe(&c->ring, &cqe)) {
-			return bad + n - i;
-		} else {
-			bad += cqe->res != (int)c->size;
-			io_uring_cqe_seen(&c->ring, cqe);
+			continue;
 		}
+		if (io_uring_wait_cqe(&c->ring, &cqe))
+			return bad + n - i;
+		bad += cqe->res != (int)c->size;
+		io_uring_cqe_seen(&c->ring, cqe);
 	}
 #else
 	(void)c;
@@ -116,10 +115,10 @@ static unsigned int ring_batch(struct sock_ctx *c, unsigned int n, bool reap)
 	return bad;
 }
 
-static bool msg_ok(struct sock_ctx *c, unsigned int i, uint64_t seq)
+static bool msg_ok(struct sock_ctx *c, unsigned int i, __u64 seq)
 {
-	const uint8_t *p = c->riov[i].iov_base;
-	uint64_t got;
+	const __u8 *p = c->riov[i].iov_base;
+	__u64 got;
 	unsigned int j;
 
 	if (c->rmsg[i].msg_len != c->size ||
@@ -205,10 +204,8 @@ int wl_init(struct sock_ctx *c, int type, int workload, unsigned int size,
 	unsigned int i;
 	int ret = 0;
 
-	memset(c, 0, sizeof(*c));
-	c->sv[0] = c->sv[1] = -1;
-	c->workload = workload;
-	c->size = size;
+	*c = (struct sock_ctx){ .sv = { -1, -1 }, .workload = workload,
+				.size = size };
 	*skip = false;
 	if (socketpair(AF_UNIX, type | SOCK_CLOEXEC, 0, c->sv)) {
 		snprintf(reason, rlen, "socketpair: %s", strerror(errno));

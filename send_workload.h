@@ -8,7 +8,7 @@
 #define _SELFTESTS_APPARMOR_SEND_WORKLOAD_H
 
 #include <stdbool.h>
-#include <stdint.h>
+#include <linux/types.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <sys/utsname.h>
@@ -44,7 +44,7 @@ struct sock_ctx {
 	char *sbuf;		/* WL_BATCH messages to send, then to receive */
 	struct iovec siov[WL_BATCH], riov[WL_BATCH];
 	struct mmsghdr smsg[WL_BATCH], rmsg[WL_BATCH];
-	uint64_t seq;
+	__u64 seq;
 	bool have_ring;
 #ifdef HAVE_LIBURING
 	struct io_uring ring;
