@@ -609,8 +609,6 @@ static void load_baseline(void)
 		base.b.id = env.id;
 		base.b.sys = env.sys;
 		base.b.set = set;
-	} else {
-		perf_info("baseline recorded on kernel %s\n", base.b.sys.kernel);
 	}
 	m = perf_baseline_match(&base.b, &env.id, &env.sys, &set, err,
 				sizeof(err));
@@ -717,15 +715,11 @@ static void record_entry(const char *tag, int wl, unsigned int size,
 	}
 	e = perf_baseline_find(&base.b, wl_names[wl], size);
 	c->entry = e;
-	if (opts.record == REC_NEW)
-		snprintf(what, sizeof(what),
-			 "%zu runs recorded, each a process of its own: ratio %.4f, spread %.3f%%",
-			 e->nr_runs, e->ratio, e->spread * 100);
-	else
-		snprintf(what, sizeof(what),
-			 "run %zu recorded, ratio %.4f [%.4f, %.4f] after %zu rounds; baseline %.4f over %zu runs, spread %.3f%%",
-			 e->nr_runs, r->ratio.mean, r->ratio.lo, r->ratio.hi,
-			 r->n, e->ratio, e->nr_runs, e->spread * 100);
+	snprintf(what, sizeof(what),
+		 "%s %zu recorded (last ratio %.4f [%.4f, %.4f]); baseline %.4f over %zu runs, spread %.3f%%",
+		 opts.record == REC_NEW ? "runs 1 to" : "run", e->nr_runs,
+		 r->ratio.mean, r->ratio.lo, r->ratio.hi, e->ratio, e->nr_runs,
+		 e->spread * 100);
 	if (e->nr_runs < opts.runs) {
 		snprintf(c->reason, sizeof(c->reason),
 			 "%s; complete at %u runs", what, opts.runs);
