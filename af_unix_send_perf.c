@@ -7,17 +7,13 @@
  * labels in aa_unix_peer_perm(), so every unconfined SOCK_DGRAM send runs
  * unix_peer_perm() twice.  SOCK_SEQPACKET sends go through the same
  * unix_dgram_sendmsg() but skip security_unix_may_send(), so the
- * dgram/seqpacket ratio of paired rounds (one of each, order swapped every
- * round) is the cost of the hook with the rest of the path as its own
- * control.  What is timed is in send_workload.c: the send calls only.
+ * dgram/seqpacket ratio of paired rounds is the cost of the hook with the
+ * rest of the path as its own control.
  *
- * Every series is checked: each message must arrive whole and in order.
- * The unconfined series is also judged against a baseline recorded on this
- * machine by "run_perf.sh record" (perf_baseline.h), as perf_verdict.h
- * says: PASS, FAIL, or SKIP saying which way it leans; without a baseline
- * a SKIP.  Absolute ns/msg are printed, never judged.
- *
- * Exit status follows kselftest; bad options exit KSFT_FAIL (1).
+ * Every message must arrive whole and in order.  The unconfined series is
+ * judged against a baseline of this machine (perf_baseline.h) as
+ * perf_verdict.h says.  Absolute ns/msg are printed, never judged.  Exit
+ * status follows kselftest; bad options exit KSFT_FAIL (1).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -40,10 +36,7 @@
 #include "perf_verdict.h"
 #include "send_workload.h"
 
-/*
- * ksft_print_msg(), named as checkpatch's logging functions are, whose
- * long format strings it lets stay whole on one line, to be grepped for.
- */
+/* named as checkpatch's logging functions, so long formats stay whole */
 #define perf_info	ksft_print_msg
 #define PROFILE_PREFIX	"af_unix_send_perf"
 #define BASELINE_DIR	"/var/lib/apparmor-selftests"
@@ -56,20 +49,16 @@ static const char * const v_names[NR_V] = {
 	"unconfined", "old-abi", "new-abi"
 };
 
-/*
- * The options: strict, because a typo in a benchmark's settings gives a
- * baseline or a verdict of something else.
- */
+/* Strict: a typo in a setting gives a baseline or verdict of another. */
 static struct {
 	unsigned int cpu;	/* CPU_SETSIZE: the highest allowed */
-	unsigned int msgs, rounds, max_rounds, warmup, runs;
+	unsigned int rounds, max_rounds, warmup, msgs, runs;
 	double budget_s;
 	double tolerance;	/* a fraction; NAN: from the baseline */
 	unsigned int sizes[MAX_SIZES];
 	size_t nr_sizes;
 	unsigned int wl_mask, v_mask;
-	const char *json;
-	char baseline[4096];
+	const char *json, *baseline;
 	bool budget_set;
 	enum { REC_NONE, REC_NEW, REC_ADD } record;
 } opts = {
@@ -80,6 +69,33 @@ static struct {
 	/* send(), a syscall per message, is opt-in to keep the run short */
 	.wl_mask = (1U << WL_SENDMMSG) | (1U << WL_IOURING),
 	.v_mask = (1U << NR_V) - 1,
+};
+
+enum { OT_UINT, OT_SECS, OT_PCT, OT_SIZES, OT_NAMES, OT_PATH, OT_RECORD };
+
+static const struct {
+	const char *name;
+	int type;
+	void *p;
+	double min, max;	/* OT_NAMES: max names in the list */
+	const char * const *names;
+} ot[] = {
+	{ "rounds", OT_UINT, &opts.rounds, 2, PERF_MAX_ROUNDS, NULL },
+	{ "max-rounds", OT_UINT, &opts.max_rounds, 2, PERF_MAX_ROUNDS, NULL },
+	{ "warmup", OT_UINT, &opts.warmup, 0, 1000, NULL },
+	{ "msgs", OT_UINT, &opts.msgs, 1, 1U << 30, NULL },
+	{ "cpu", OT_UINT, &opts.cpu, 0, CPU_SETSIZE - 1, NULL },
+	{ "runs", OT_UINT, &opts.runs, PERF_MIN_RUNS, PERF_MAX_RUNS, NULL },
+	{ "budget", OT_SECS, &opts.budget_s, 0, 3600, NULL },
+	/* (0,100]: 1 / 1e9 is the smallest above 0 it takes */
+	{ "tolerance", OT_PCT, &opts.tolerance, 1 / 1e9, 100, NULL },
+	{ "sizes", OT_SIZES, opts.sizes, WL_MIN_SIZE, WL_MAX_SIZE, NULL },
+	{ "workloads", OT_NAMES, &opts.wl_mask, 0, NR_WL, wl_names },
+	{ "variants", OT_NAMES, &opts.v_mask, 0, NR_V, v_names },
+	{ "json", OT_PATH, &opts.json, 0, 0, NULL },
+	{ "baseline", OT_PATH, &opts.baseline, 0, 0, NULL },
+	{ "record", OT_RECORD, NULL, REC_NEW, 0, NULL },
+	{ "add-run", OT_RECORD, NULL, REC_ADD, 0, NULL },
 };
 
 static void print_usage(FILE *f)
@@ -111,177 +127,127 @@ static void print_usage(FILE *f)
 		PERF_DEFAULT_RUNS);
 }
 
-static void __noreturn bad_opt(const char *name, const char *val,
-			       const char *why)
+static void __noreturn bad_opt(const char *name, const char *why)
 {
 	fprintf(stderr, "af_unix_send_perf: invalid --%s '%s': %s\n", name,
-		val, why);
+		optarg ?: "", why);
 	exit(KSFT_FAIL);
 }
 
-static unsigned int opt_names(const char *name, const char * const *names,
-			      int nr)
+/* A comma separated list of @nr @names as a mask, a bit each. */
+static unsigned int opt_names(const char * const *names, int nr)
 {
-	char buf[256], *tok, *save;
+	const char *s = optarg, *end;
 	unsigned int mask = 0;
-	size_t len = strlen(optarg);
 	int i;
 
-	if (!len || len >= sizeof(buf) || optarg[0] == ',' ||
-	    optarg[len - 1] == ',' || strstr(optarg, ",,"))
-		bad_opt(name, optarg, "expected a comma separated list");
-	memcpy(buf, optarg, len + 1);
-	for (tok = strtok_r(buf, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		for (i = 0; i < nr && strcmp(tok, names[i]); i++)
+	do {
+		end = strchrnul(s, ',');
+		for (i = 0; i < nr && (strncmp(s, names[i], end - s) ||
+				       names[i][end - s]); i++)
 			;
 		if (i == nr)
-			bad_opt(name, optarg, "unknown name in list");
+			return 0;
 		mask |= 1U << i;
-	}
+		s = end + 1;
+	} while (*end);
 	return mask;
 }
 
 static void parse_opts(int argc, char **argv)
 {
-	/* the numeric options: val indexes num[] */
-	static const struct option lo[] = {
-		{ "rounds", required_argument, NULL, 0 },
-		{ "max-rounds", required_argument, NULL, 1 },
-		{ "warmup", required_argument, NULL, 2 },
-		{ "msgs", required_argument, NULL, 3 },
-		{ "cpu", required_argument, NULL, 4 },
-		{ "runs", required_argument, NULL, 5 },
-		{ "sizes", required_argument, NULL, 's' },
-		{ "budget", required_argument, NULL, 'T' },
-		{ "workloads", required_argument, NULL, 'W' },
-		{ "variants", required_argument, NULL, 'V' },
-		{ "json", required_argument, NULL, 'j' },
-		{ "baseline", required_argument, NULL, 'B' },
-		{ "tolerance", required_argument, NULL, 't' },
-		{ "record", no_argument, NULL, 'R' },
-		{ "add-run", no_argument, NULL, 'A' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const struct {
-		unsigned int *v;
-		unsigned long long min, max;
-	} num[] = {
-		{ &opts.rounds, 2, PERF_MAX_ROUNDS },
-		{ &opts.max_rounds, 2, PERF_MAX_ROUNDS },
-		{ &opts.warmup, 0, 1000 },
-		{ &opts.msgs, 1, 1U << 30 },
-		{ &opts.cpu, 0, CPU_SETSIZE - 1 },
-		{ &opts.runs, PERF_MIN_RUNS, PERF_MAX_RUNS },
-	};
+	struct option lo[ARRAY_SIZE(ot) + 2] = { { 0 } };
 	unsigned long long v;
 	bool max_set = false;
 	char why[64];
-	int c, i;
+	size_t i;
+	int c;
 
-	while ((c = getopt_long(argc, argv, "h", lo, &i)) != -1) {
-		if (c >= 0 && c < (int)ARRAY_SIZE(num)) {
-			if (perf_parse_uint(optarg, num[c].min, num[c].max, &v)) {
-				snprintf(why, sizeof(why),
-					 "expected an integer %llu..%llu",
-					 num[c].min, num[c].max);
-				bad_opt(lo[i].name, optarg, why);
-			}
-			*num[c].v = v;
-			max_set |= c == 1;
-			continue;
+	for (i = 0; i < ARRAY_SIZE(ot); i++)
+		lo[i] = (struct option){ ot[i].name, ot[i].type == OT_RECORD ?
+			no_argument : required_argument, NULL, i };
+	lo[i] = (struct option){ "help", no_argument, NULL, 'h' };
+	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		if (c < 0 || c >= (int)ARRAY_SIZE(ot)) {
+			print_usage(c == 'h' ? stdout : stderr);
+			exit(c == 'h' ? KSFT_PASS : KSFT_FAIL);
 		}
-		switch (c) {
-		case 's':
-			if (perf_parse_uint_list(optarg, WL_MIN_SIZE, WL_MAX_SIZE,
-						 opts.sizes, MAX_SIZES, &opts.nr_sizes))
-				bad_opt("sizes", optarg,
-					"expected up to 16 sizes 8..65536, comma separated");
+		switch (ot[c].type) {
+		case OT_UINT:
+			snprintf(why, sizeof(why), "expected an integer %.0f..%.0f",
+				 ot[c].min, ot[c].max);
+			if (perf_parse_uint(optarg, ot[c].min, ot[c].max, &v))
+				bad_opt(ot[c].name, why);
+			*(unsigned int *)ot[c].p = v;
 			break;
-		case 'T':
-			if (perf_parse_double(optarg, 0, 3600, &opts.budget_s))
-				bad_opt("budget", optarg, "expected seconds, 0..3600");
-			opts.budget_set = true;
-			break;
-		case 'W':
-			opts.wl_mask = opt_names("workloads", wl_names, NR_WL);
-			break;
-		case 'V':
-			opts.v_mask = opt_names("variants", v_names, NR_V);
-			break;
-		case 'j':
-			if (!*optarg)
-				bad_opt("json", optarg, "empty path");
-			opts.json = optarg;
-			break;
-		case 'B':
-			if (!*optarg || strlen(optarg) >= sizeof(opts.baseline))
-				bad_opt("baseline", optarg, "empty or too long");
-			memcpy(opts.baseline, optarg, strlen(optarg) + 1);
-			break;
-		case 't':
-			/* (0,100]: 1 / 1e9 is the smallest above 0 it takes */
-			if (perf_parse_double(optarg, 1 / 1e9, 100, &opts.tolerance))
-				bad_opt("tolerance", optarg,
+		case OT_SECS:
+		case OT_PCT:
+			if (perf_parse_double(optarg, ot[c].min, ot[c].max, ot[c].p))
+				bad_opt(ot[c].name, ot[c].type == OT_SECS ?
+					"expected seconds, 0..3600" :
 					"expected a percentage in (0,100]");
-			opts.tolerance /= 100;
 			break;
-		case 'R':
-		case 'A':
+		case OT_SIZES:
+			if (perf_parse_uint_list(optarg, ot[c].min, ot[c].max,
+						 opts.sizes, MAX_SIZES, &opts.nr_sizes))
+				bad_opt("sizes", "expected up to 16 sizes 8..65536");
+			break;
+		case OT_NAMES:
+			*(unsigned int *)ot[c].p = opt_names(ot[c].names, ot[c].max);
+			if (!*(unsigned int *)ot[c].p)
+				bad_opt(ot[c].name, "expected known names, comma separated");
+			break;
+		case OT_PATH:
+			if (!*optarg)
+				bad_opt(ot[c].name, "empty path");
+			*(const char **)ot[c].p = optarg;
+			break;
+		case OT_RECORD:
 			if (opts.record)
-				bad_opt(c == 'R' ? "record" : "add-run", "",
-					"--record and --add-run exclude each other");
-			opts.record = c == 'R' ? REC_NEW : REC_ADD;
+				bad_opt(ot[c].name, "--record and --add-run exclude each other");
+			opts.record = ot[c].min;
 			break;
-		case 'h':
-			print_usage(stdout);
-			exit(KSFT_PASS);
-		default:
-			print_usage(stderr);
-			exit(KSFT_FAIL);
 		}
+		opts.budget_set |= ot[c].p == &opts.budget_s;
+		max_set |= ot[c].p == &opts.max_rounds;
 	}
 	if (optind < argc) {
 		fprintf(stderr, "af_unix_send_perf: unexpected argument '%s'\n",
 			argv[optind]);
 		exit(KSFT_FAIL);
 	}
+	optarg = NULL;		/* what follows is of no one option */
+	opts.tolerance /= 100;
+	/* --max-rounds follows --rounds unless given */
 	if (!max_set && opts.max_rounds < opts.rounds)
 		opts.max_rounds = opts.rounds;
 	if (opts.max_rounds < opts.rounds)
-		bad_opt("max-rounds", "", "must not be below --rounds");
-	if (opts.record && !(opts.v_mask & (1U << V_UNCONFINED))) {
-		fprintf(stderr,
-			"af_unix_send_perf: --record and --add-run need the unconfined variant\n");
-		exit(KSFT_FAIL);
-	}
+		bad_opt("max-rounds", "must not be below --rounds");
+	if (opts.record && !(opts.v_mask & (1U << V_UNCONFINED)))
+		bad_opt(opts.record == REC_NEW ? "record" : "add-run",
+			"it needs the unconfined variant");
 }
 
 static struct wl_env env;
 
 static void env_print(void)
 {
-	perf_info("kernel: %s %s; apparmor label: %s%s\n", env.uts.release,
-		  env.uts.version, env.label,
-		  env.unconfined ? " (unconfined, as required)" : "");
-	perf_info("lsm: %s; apparmor %s; cpu: %s; machine-id: %s\n",
-		  env.sys.lsm, env.sys.apparmor ? "enabled" : "not enabled",
-		  env.id.cpu_model, env.id.machine_id);
+	perf_info("kernel: %s %s; lsm: %s; apparmor %s, label: %s\n",
+		  env.uts.release, env.uts.version, env.sys.lsm,
+		  env.sys.apparmor ? "enabled" : "not enabled", env.label);
+	perf_info("cpu: %s; machine-id: %s\n", env.id.cpu_model,
+		  env.id.machine_id);
 	perf_info("clocksource: %s; preempt: %s; icount: %s (kernel command line word %s); KSFT_MACHINE_SLOW: %s\n",
 		  env.clocksource, env.preempt, env.icount ? "yes" : "no",
 		  ICOUNT_WORD, env.machine_slow ? "yes" : "no");
-	perf_info("clock_gettime: %.1f ns per call, about %.2f ns/msg at batch %u (reported, not subtracted)\n",
-		  env.clock_ns, env.clock_ns / WL_BATCH, WL_BATCH);
 	perf_info("settings: batch %u, %u msgs/round, %u warm-up + %u paired rounds, then up to %u rounds or %g s to decide\n",
 		  WL_BATCH, opts.msgs, opts.warmup, opts.rounds, opts.max_rounds,
 		  opts.budget_s);
 }
 
 /*
- * --json: the fields run_perf.sh and CI read.  Series, series that did
- * not run and verdicts go to memory streams as they come, each list
- * written whole at the end.
+ * --json: the fields run_perf.sh and CI read.  Each list goes to a memory
+ * stream as it comes, and is written whole at the end.
  */
 enum { J_SERIES, J_NOT_RUN, J_VERDICTS, NR_J };
 static const char * const j_names[NR_J] = { "series", "not_run", "verdicts" };
@@ -290,7 +256,7 @@ static struct {
 	char *buf;
 	size_t len;
 } jl[NR_J];
-static FILE *jf;	/* the item being written; NULL: no --json */
+static FILE *jf;	/* the item being written */
 static const char *jsep;
 
 static void jstr(const char *key, const char *s)
@@ -308,21 +274,15 @@ static void jstr(const char *key, const char *s)
 	fputc('"', jf);
 }
 
-/* JSON has no NaN: a value that was not measured is null. */
+/* Integers whole; JSON has no NaN: what was not measured is null. */
 static void jnum(const char *key, double v)
 {
 	fprintf(jf, "%s\"%s\": ", jsep, key);
-	if (isfinite(v))
-		fprintf(jf, "%.10g", v);
-	else
+	jsep = ", ";
+	if (!isfinite(v))
 		fputs("null", jf);
-	jsep = ", ";
-}
-
-static void jint(const char *key, unsigned long long v)
-{
-	fprintf(jf, "%s\"%s\": %llu", jsep, key, v);
-	jsep = ", ";
+	else
+		fprintf(jf, v == trunc(v) && fabs(v) < 1e15 ? "%.0f" : "%.10g", v);
 }
 
 /* Starts an item of list @l with the series (@variant: unless NULL). */
@@ -336,7 +296,7 @@ static bool jitem(int l, const char *variant, int wl, unsigned int size)
 	if (variant)
 		jstr("variant", variant);
 	jstr("workload", wl_names[wl]);
-	jint("msg_size", size);
+	jnum("msg_size", size);
 	return true;
 }
 
@@ -352,8 +312,6 @@ static void json_write(void)
 	};
 	size_t i;
 
-	if (!opts.json)
-		return;
 	jf = fopen(opts.json, "we");
 	if (!jf)
 		ksft_exit_fail_msg("--json %s: %s\n", opts.json, strerror(errno));
@@ -375,10 +333,7 @@ static void json_write(void)
 		ksft_exit_fail_msg("--json %s: %s\n", opts.json, strerror(errno));
 }
 
-/*
- * Every result goes through here: kselftest.h counts in static variables,
- * one set in each file, and this file's set numbers and totals them.
- */
+/* kselftest.h counts in each file apart: every result goes through here */
 static void __printf(3, 4) result(int code, const char *tag,
 				  const char *fmt, ...)
 {
@@ -410,17 +365,16 @@ struct series {
 };
 
 /*
- * Warm-up rounds, then paired rounds, dgram and seqpacket with the order
- * swapped every round so slow drift lands on both: --rounds, then, when
- * judged against baseline entry @e (NULL: none), more until decided or the
- * budget is spent.  A recorded run measures --rounds, as a check does
- * before it is decided: the spread of the runs is that of a first look.
+ * Warm-up rounds, then paired rounds, the order swapped every round so
+ * that slow drift lands on both: --rounds, then, when judged against entry
+ * @e, more until decided or the budget is spent.  A recorded run measures
+ * --rounds only: its spread is that of a check's first look.
  */
 static void run_series(int wl, unsigned int size, const struct perf_entry *e,
 		       struct series *r)
 {
 	struct sock_ctx c[NR_S] = { { .sv = { -1, -1 } }, { .sv = { -1, -1 } } };
-	struct wl_count scratch;
+	unsigned long long validated;
 	struct perf_decision d;
 	unsigned int round, k;
 	double ns[NR_S], t_extra = 0, tol;
@@ -450,11 +404,13 @@ static void run_series(int wl, unsigned int size, const struct perf_entry *e,
 		}
 		for (k = 0; k < NR_S; k++) {
 			st = (round + k) % NR_S;
-			memset(&scratch, 0, sizeof(scratch));
-			if (wl_round(&c[st], opts.msgs, warm ? &scratch : &r->cnt[st],
-				     &ns[st], r->reason, sizeof(r->reason)))
+			/* warm-up failures count, its messages do not */
+			validated = r->cnt[st].validated;
+			if (wl_round(&c[st], opts.msgs, &r->cnt[st], &ns[st],
+				     r->reason, sizeof(r->reason)))
 				goto out;
-			r->cnt[st].failures += warm ? scratch.failures : 0;
+			if (warm)
+				r->cnt[st].validated = validated;
 		}
 		fprintf(stderr, "# %s %uB %s %u: dgram %.1f seqpacket %.1f ns/msg\n",
 			wl_names[wl], size, warm ? "warm-up" : "round",
@@ -484,44 +440,41 @@ out:
 }
 
 /*
- * Confined to @prof in a child, whose label the sockets must be created
- * under to carry it; unconfined (NULL) for a recorded run of its own.
+ * In a child: confined to @prof, whose label the sockets must be created
+ * under, or unconfined (NULL) for a recorded run of its own.
  */
 static void run_in_child(int wl, unsigned int size, const char *prof,
 			 struct series *shared)
 {
-	char label[256];
-	int status, ret;
+	char *why = shared->reason, label[256];
+	size_t len = sizeof(shared->reason);
+	int status = 0, ret;
 	pid_t pid;
 
 	memset(shared, 0, sizeof(*shared));
 	shared->status = KSFT_FAIL;
-	snprintf(shared->reason, sizeof(shared->reason), "child gave no result");
+	snprintf(why, len, "child gave no result");
 	pid = fork();
-	if (pid < 0) {
-		snprintf(shared->reason, sizeof(shared->reason), "fork: %s",
-			 strerror(errno));
-		return;
-	}
 	if (pid == 0) {
 		ret = prof ? aa_confine(prof) : 0;
 		if (ret) {
-			snprintf(shared->reason, sizeof(shared->reason),
-				 "changeprofile %s: %s", prof, strerror(-ret));
+			snprintf(why, len, "changeprofile %s: %s", prof,
+				 strerror(-ret));
 		} else if (prof && aa_check_label(prof, false)) {
 			aa_task_label(label, sizeof(label));
-			snprintf(shared->reason, sizeof(shared->reason),
-				 "label after changeprofile is '%.200s'", label);
+			snprintf(why, len, "label after changeprofile is '%.200s'",
+				 label);
 		} else {
 			run_series(wl, size, NULL, shared);
 		}
 		_exit(0);
 	}
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
-	    WEXITSTATUS(status)) {
+	if (pid < 0) {
+		snprintf(why, len, "fork: %s", strerror(errno));
+	} else if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+		   WEXITSTATUS(status)) {
 		shared->status = KSFT_FAIL;
-		snprintf(shared->reason, sizeof(shared->reason),
-			 "child died (status %#x)", (unsigned int)status);
+		snprintf(why, len, "child died (status %#x)", (unsigned int)status);
 	}
 }
 
@@ -544,27 +497,24 @@ static bool report_series(int v, int wl, unsigned int size,
 		result(r->status, tag, "%s", r->reason);
 		return false;
 	}
-	for (s = 0; s < NR_S; s++) {
-		perf_info("%s %s: mean %.2f median %.2f min %.2f stdev %.2f cv %.3f%% ns/msg\n",
-			  tag, s_names[s], r->sum[s].mean, r->sum[s].median,
-			  r->sum[s].min, r->sum[s].stdev, r->sum[s].cv * 100);
-		if (!jitem(J_SERIES, v_names[v], wl, size))
-			continue;
+	for (s = 0; opts.json && s < NR_S; s++) {
+		jitem(J_SERIES, v_names[v], wl, size);
 		jstr("sock", s_names[s]);
-		jint("rounds", r->n);
+		jnum("rounds", r->n);
 		jnum("mean", r->sum[s].mean);
 		jnum("ratio", r->ratio.mean);
 		jnum("ratio_lo", r->ratio.lo);
 		jnum("ratio_hi", r->ratio.hi);
-		jint("validated_msgs", r->cnt[s].validated);
-		jint("validation_failures", r->cnt[s].failures);
+		jnum("validated_msgs", r->cnt[s].validated);
+		jnum("validation_failures", r->cnt[s].failures);
 		fputs(", \"ns_per_msg\": [", jf);
 		for (i = 0; i < r->n; i++)
 			fprintf(jf, "%s%.3f", i ? ", " : "", r->ns[s][i]);
 		fputs("]}", jf);
 	}
-	perf_info("%s dgram/seqpacket ratio %.4f, 95%% t-interval [%.4f, %.4f] over %zu paired rounds\n",
-		  tag, r->ratio.mean, r->ratio.lo, r->ratio.hi, r->n);
+	perf_info("%s dgram/seqpacket ratio %.4f, 95%% t-interval [%.4f, %.4f] over %zu rounds, %.1f s past the first %u\n",
+		  tag, r->ratio.mean, r->ratio.lo, r->ratio.hi, r->n, r->extra_s,
+		  opts.rounds);
 	ok = r->cnt[0].validated + r->cnt[1].validated;
 	bad = r->cnt[0].failures + r->cnt[1].failures;
 	if (bad)
@@ -580,8 +530,8 @@ static bool report_series(int v, int wl, unsigned int size,
 
 /*
  * The confined variants: the same series under an OLD-ABI ("network
- * unix") and a NEW-ABI ("unix") profile, reported and never judged, since
- * a baseline holds the unconfined ratio only.  NULL, or why they SKIP.
+ * unix") and a NEW-ABI ("unix") profile, never judged: a baseline holds
+ * the unconfined ratio only.  NULL, or why they SKIP.
  */
 static struct aa_policy *policy;
 static const char *profile;
@@ -626,13 +576,11 @@ static struct {
 	enum perf_base_state state;
 	char msg[4096 + PERF_ERR_MAX + 8];
 	bool record_failed;
-	/* --record: the runs of the series being recorded */
-	size_t nr_runs;
-	struct perf_run_result runs[PERF_MAX_RUNS];
 } base;
 
 static void load_baseline(void)
 {
+	static char path[PERF_ID_MAX + 64];
 	const struct perf_settings set = {
 		WL_BATCH, opts.msgs, opts.warmup, env.icount,
 	};
@@ -640,10 +588,12 @@ static void load_baseline(void)
 	enum perf_match m;
 	int ret;
 
-	if (!opts.baseline[0])
-		snprintf(opts.baseline, sizeof(opts.baseline),
+	if (!opts.baseline) {
+		snprintf(path, sizeof(path),
 			 BASELINE_DIR "/af_unix_send_perf.%s.baseline",
 			 env.id.machine_id);
+		opts.baseline = path;
+	}
 	perf_info("baseline: %s\n", opts.baseline);
 	if (opts.record)
 		perf_info("recording on kernel %s: a baseline recorded on a regressed kernel accepts that regression, so record on one known to be good\n",
@@ -659,9 +609,6 @@ static void load_baseline(void)
 		base.b.id = env.id;
 		base.b.sys = env.sys;
 		base.b.set = set;
-	} else {
-		perf_info("baseline recorded on kernel %s\n",
-			  base.b.sys.kernel);
 	}
 	m = perf_baseline_match(&base.b, &env.id, &env.sys, &set, err,
 				sizeof(err));
@@ -681,18 +628,20 @@ static void load_baseline(void)
 		base.state = PERF_BASE_RECORD;
 }
 
-/* The entry a check of @wl and @size is judged against; NULL: none. */
-static const struct perf_entry *entry_of(int wl, unsigned int size)
+/* Adds the run in @r to the baseline: 0 or -E2BIG when it is full. */
+static int add_run(int wl, unsigned int size, const struct series *r)
 {
-	if (base.state != PERF_BASE_OK)
-		return NULL;
-	return perf_baseline_find(&base.b, wl_names[wl], size);
+	const struct perf_run_result run = {
+		r->ratio.mean, r->sum[S_DGRAM].mean, r->sum[S_SEQPACKET].mean,
+	};
+
+	return perf_baseline_add_run(&base.b, wl_names[wl], size, &run);
 }
 
 /*
  * --record: --runs runs of the series, each a process of its own, into
- * base.runs; @shared is left holding the last, with the messages of all
- * counted, or the first that failed.
+ * the baseline; @shared is left holding the last, with the messages of
+ * all counted, or the first that failed.
  */
 static void record_runs(int wl, unsigned int size, struct series *shared)
 {
@@ -700,7 +649,7 @@ static void record_runs(int wl, unsigned int size, struct series *shared)
 	unsigned int i;
 	int s;
 
-	for (base.nr_runs = 0, i = 0; i < opts.runs; i++) {
+	for (i = 0; i < opts.runs; i++) {
 		run_in_child(wl, size, NULL, shared);
 		for (s = 0; s < NR_S; s++) {
 			total[s].validated += shared->cnt[s].validated;
@@ -709,10 +658,8 @@ static void record_runs(int wl, unsigned int size, struct series *shared)
 		if (shared->status != KSFT_PASS || shared->cnt[0].failures ||
 		    shared->cnt[1].failures)
 			return;
-		base.runs[base.nr_runs++] = (struct perf_run_result) {
-			shared->ratio.mean, shared->sum[S_DGRAM].mean,
-			shared->sum[S_SEQPACKET].mean,
-		};
+		/* a new baseline holds every size and workload in full */
+		add_run(wl, size, shared);
 		perf_info("%s %uB run %u of %u: ratio %.4f [%.4f, %.4f], dgram %.1f seqpacket %.1f ns/msg\n",
 			  wl_names[wl], size, i + 1, opts.runs,
 			  shared->ratio.mean, shared->ratio.lo,
@@ -735,7 +682,7 @@ static void verdict(int code, const char *tag, const char *name,
 		jnum("baseline_ratio", e ? e->ratio : NAN);
 		jnum("limit", c->limit);
 		jnum("catches", c->catches);
-		jint("baseline_runs", e ? e->nr_runs : 0);
+		jnum("baseline_runs", e ? e->nr_runs : 0);
 		jnum("baseline_spread", e ? e->spread : NAN);
 		fputc('}', jf);
 	}
@@ -746,48 +693,33 @@ static void verdict(int code, const char *tag, const char *name,
 static void record_entry(const char *tag, int wl, unsigned int size,
 			 const struct series *r, struct perf_check *c)
 {
-	const char *name = "not recorded";
 	const struct perf_entry *e;
 	char what[384], buf[64];
-	size_t i, n = opts.record == REC_NEW ? base.nr_runs : 1;
-	double tol;
 	int code = KSFT_PASS;
+	double tol;
 
-	if (opts.record == REC_ADD)
-		base.runs[0] = (struct perf_run_result) {
-			r->ratio.mean, r->sum[S_DGRAM].mean,
-			r->sum[S_SEQPACKET].mean,
-		};
 	if (!env.sys.apparmor) {
 		base.record_failed = true;
 		snprintf(c->reason, sizeof(c->reason),
 			 "AppArmor is not enabled: there is no hook to record");
-		verdict(KSFT_SKIP, tag, name, wl, size, c);
+		verdict(KSFT_SKIP, tag, "not recorded", wl, size, c);
 		return;
 	}
-	for (i = 0; i < n; i++) {
-		if (perf_baseline_add_run(&base.b, wl_names[wl], size,
-					  &base.runs[i])) {
-			base.record_failed = true;
-			snprintf(c->reason, sizeof(c->reason),
-				 "baseline full: %d runs of an entry, %d entries at most",
-				 PERF_MAX_RUNS, PERF_MAX_ENTRIES);
-			verdict(KSFT_FAIL, tag, name, wl, size, c);
-			return;
-		}
+	if (opts.record == REC_ADD && add_run(wl, size, r)) {
+		base.record_failed = true;
+		snprintf(c->reason, sizeof(c->reason),
+			 "baseline full: %d runs of an entry, %d entries at most",
+			 PERF_MAX_RUNS, PERF_MAX_ENTRIES);
+		verdict(KSFT_FAIL, tag, "not recorded", wl, size, c);
+		return;
 	}
 	e = perf_baseline_find(&base.b, wl_names[wl], size);
 	c->entry = e;
-	name = "recorded";
-	if (opts.record == REC_NEW)
-		snprintf(what, sizeof(what),
-			 "%zu runs recorded, each a process of its own: ratio %.4f, spread %.3f%%",
-			 e->nr_runs, e->ratio, e->spread * 100);
-	else
-		snprintf(what, sizeof(what),
-			 "run %zu recorded, ratio %.4f [%.4f, %.4f] after %zu rounds; baseline %.4f over %zu runs, spread %.3f%%",
-			 e->nr_runs, r->ratio.mean, r->ratio.lo, r->ratio.hi,
-			 r->n, e->ratio, e->nr_runs, e->spread * 100);
+	snprintf(what, sizeof(what),
+		 "%s %zu recorded (last ratio %.4f [%.4f, %.4f]); baseline %.4f over %zu runs, spread %.3f%%",
+		 opts.record == REC_NEW ? "runs 1 to" : "run", e->nr_runs,
+		 r->ratio.mean, r->ratio.lo, r->ratio.hi, e->ratio, e->nr_runs,
+		 e->spread * 100);
 	if (e->nr_runs < opts.runs) {
 		snprintf(c->reason, sizeof(c->reason),
 			 "%s; complete at %u runs", what, opts.runs);
@@ -804,24 +736,19 @@ static void record_entry(const char *tag, int wl, unsigned int size,
 			 what, tol * 100,
 			 perf_catches_text(c->catches, buf, sizeof(buf)));
 	}
-	verdict(code, tag, name, wl, size, c);
+	verdict(code, tag, "recorded", wl, size, c);
 }
 
 static void check_baseline(int wl, unsigned int size, bool usable,
 			   const struct series *r)
 {
-	const struct perf_check_base b = {
-		base.state, entry_of(wl, size), opts.baseline, base.msg,
+	const struct perf_check_in in = {
+		base.state, perf_baseline_find(&base.b, wl_names[wl], size),
+		opts.baseline, base.msg, opts.tolerance, opts.max_rounds,
+		opts.budget_s, usable, env.aa.enabled && !env.unconfined,
+		env.label, r->ratios, r->n, r->extra_s,
 	};
-	const struct perf_check_settings set = {
-		opts.tolerance, opts.max_rounds, opts.budget_s,
-	};
-	const struct perf_check_series s = {
-		usable, env.aa.enabled && !env.unconfined, env.label,
-		r->ratios, r->n, r->extra_s,
-	};
-	struct perf_check c = perf_check(&b, &set, &s);
-	const struct perf_entry *e = c.entry;
+	struct perf_check c = perf_check(&in);
 	static const int codes[] = {
 		[PERF_PASS] = KSFT_PASS, [PERF_FAIL] = KSFT_FAIL,
 		[PERF_UNDECIDED] = KSFT_SKIP, [PERF_SKIP] = KSFT_SKIP,
@@ -830,21 +757,13 @@ static void check_baseline(int wl, unsigned int size, bool usable,
 
 	snprintf(tag, sizeof(tag), "unconfined %s %uB vs baseline", wl_names[wl],
 		 size);
-	/* a baseline missing a series it was asked to hold is not written */
-	if (c.why == PERF_WHY_UNMEASURED)
-		base.record_failed = true;
 	if (c.verdict == PERF_RECORD) {
 		record_entry(tag, wl, size, r, &c);
 		return;
 	}
-	if (c.why == PERF_WHY_JUDGED)
-		perf_info("%s: ratio %.4f [%.4f, %.4f] over %zu rounds (%.1f s past the first %u), baseline %.4f over %zu runs spreading %.3f%%, tolerance %.2f%%%s, limit %.4f; dgram %.1f ns/msg (baseline %.1f)\n",
-			  tag, c.d.ci.mean, c.d.ci.lo, c.d.ci.hi, r->n,
-			  r->extra_s, opts.rounds, e->ratio, e->nr_runs,
-			  e->spread * 100, c.tolerance * 100,
-			  isnan(opts.tolerance) ? "" : " (--tolerance)",
-			  c.limit, r->sum[S_DGRAM].mean, e->dgram_ns);
-	verdict(codes[c.verdict], tag, perf_check_name(c.verdict), wl, size, &c);
+	/* a baseline missing a series it was asked to hold is not written */
+	base.record_failed = true;
+	verdict(codes[c.verdict], tag, perf_verdict_names[c.verdict], wl, size, &c);
 }
 
 static void run_variant(int v, struct series *shared)
@@ -872,7 +791,9 @@ static void run_variant(int v, struct series *shared)
 				   base.state == PERF_BASE_RECORD) {
 				record_runs(wl, size, shared);
 			} else {
-				run_series(wl, size, entry_of(wl, size), shared);
+				run_series(wl, size, base.state != PERF_BASE_OK ? NULL :
+					   perf_baseline_find(&base.b, wl_names[wl], size),
+					   shared);
 			}
 			usable = report_series(v, wl, size, shared);
 			if (v == V_UNCONFINED)
@@ -918,11 +839,12 @@ int main(int argc, char **argv)
 	for (v = 0; v < NR_V; v++)
 		if (opts.v_mask & (1U << v))
 			run_variant(v, shared);
-	json_write();
-	if (opts.record && base.state == PERF_BASE_RECORD &&
+	if (opts.json)
+		json_write();
+	if (base.state == PERF_BASE_RECORD &&
 	    (base.record_failed || !base.b.nr_entries)) {
 		perf_info("baseline NOT written: some entries could not be recorded\n");
-	} else if (opts.record && base.state == PERF_BASE_RECORD) {
+	} else if (base.state == PERF_BASE_RECORD) {
 		mkdir(BASELINE_DIR, 0755);
 		if (perf_baseline_store(opts.baseline, &base.b, err, sizeof(err)))
 			ksft_exit_fail_msg("storing the baseline failed: %s\n", err);

@@ -1,22 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The baseline file of af_unix_send_perf: "key=value" lines, a "run=" line
- * per run, workload and size, an "entry=" line per workload and size with
- * what its runs give (mean ratio, spread, number of runs: for the reader,
- * and checked against the runs, so that a hand edit is caught), and
- * "end=1" last so that a truncated file is never taken for a whole one.
- * See perf_baseline.h.
+ * The baseline file of af_unix_send_perf: "key=value" lines, then per
+ * workload and size its "run=" lines and an "entry=" line with what they
+ * give, checked against them so that a hand edit is caught, and "end=1"
+ * last so that a truncated file is never taken for a whole one.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "kselftest.h"
 #include "perf_baseline.h"
 
 /* The largest file: every entry full of runs, about 80 bytes a line. */
@@ -62,7 +62,7 @@ int perf_parse_double(const char *s, double min, double max, double *out)
 		return -EINVAL;
 	errno = 0;
 	v = strtod(s, &end);
-	if (errno || *end || end == s || !isfinite(v))
+	if (errno || *end || !isfinite(v))
 		return errno ? -ERANGE : -EINVAL;
 	if (v < min || v > max)
 		return -ERANGE;
@@ -75,26 +75,26 @@ int perf_parse_uint_list(const char *s, unsigned long long min,
 			 size_t max_n, size_t *n)
 {
 	unsigned long long v;
-	char buf[256], *tok, *save;
+	char item[32], *end;
 	int ret;
 
-	if (!s || !*s || strlen(s) >= sizeof(buf))
+	if (!s)
 		return -EINVAL;
-	/* strtok_r would silently merge empty items ("1,,2", "1,") */
-	if (s[0] == ',' || s[strlen(s) - 1] == ',' || strstr(s, ",,"))
-		return -EINVAL;
-	memcpy(buf, s, strlen(s) + 1);
-	*n = 0;
-	for (tok = strtok_r(buf, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		if (*n == max_n)
-			return -E2BIG;
-		ret = perf_parse_uint(tok, min, max, &v);
+	for (*n = 0; *n < max_n; s = end + 1) {
+		/* an empty item ("", "1,,2", "1,") fails perf_parse_uint() */
+		end = strchrnul(s, ',');
+		if (end - s >= (int)sizeof(item))
+			return -EINVAL;
+		memcpy(item, s, end - s);
+		item[end - s] = '\0';
+		ret = perf_parse_uint(item, min, max, &v);
 		if (ret)
 			return ret;
 		out[(*n)++] = v;
+		if (!*end)
+			return 0;
 	}
-	return *n ? 0 : -EINVAL;
+	return -E2BIG;
 }
 
 char *perf_read_file(const char *path, size_t max, char *err, size_t errlen)
@@ -117,260 +117,195 @@ char *perf_read_file(const char *path, size_t max, char *err, size_t errlen)
 	return buf;
 }
 
-enum {
-	K_VERSION, K_MACHINE, K_CPU, K_KERNEL, K_LSM, K_APPARMOR, K_BATCH,
-	K_MSGS, K_WARMUP, K_ICOUNT, K_END, K_NR,
+/* The keys of the file, in the order they are written. */
+enum { K_VERSION, K_TEXT, K_BOOL, K_UINT, K_END };
+
+static const struct key {
+	const char *name;
+	int type;
+	size_t off, size;
+	unsigned int min, max;
+} keys[] = {
+#define OFF(f) offsetof(struct perf_baseline, f)
+	{ "version", K_VERSION, 0, 0, 0, 1000 },
+	{ "machine_id", K_TEXT, OFF(id.machine_id), PERF_ID_MAX, 0, 0 },
+	{ "cpu_model", K_TEXT, OFF(id.cpu_model), PERF_ID_MAX, 0, 0 },
+	{ "kernel", K_TEXT, OFF(sys.kernel), PERF_ID_MAX, 0, 0 },
+	{ "lsm", K_TEXT, OFF(sys.lsm), PERF_LSM_MAX, 0, 0 },
+	{ "apparmor", K_BOOL, OFF(sys.apparmor), 0, 0, 0 },
+	{ "batch", K_UINT, OFF(set.batch), 0, 1, 1024 },
+	{ "msgs_per_round", K_UINT, OFF(set.msgs_per_round), 0, 1, 1U << 30 },
+	{ "warmup", K_UINT, OFF(set.warmup), 0, 0, 1000 },
+	{ "icount", K_BOOL, OFF(set.icount), 0, 0, 0 },
+	{ "end", K_END, 0, 0, 1, 1 },
+#undef OFF
 };
 
-static const char * const bl_keys[K_NR] = {
-	"version", "machine_id", "cpu_model", "kernel", "lsm", "apparmor",
-	"batch", "msgs_per_round", "warmup", "icount", "end",
-};
+#define NR_KEYS	ARRAY_SIZE(keys)
 
-/* What an "entry=" line claims, checked against the runs at the end. */
-struct claim {
-	char workload[PERF_NAME_MAX];
-	unsigned int msg_size;
-	double ratio;
-	double spread;
-	unsigned int runs;
-};
-
-struct parse_state {
-	unsigned int seen;	/* keys, a bit each */
-	size_t nr_claims;
-	struct claim claims[PERF_MAX_ENTRIES];
-};
-
-static int bl_uint(const char *v, unsigned long long min,
-		   unsigned long long max, unsigned int *out)
+static int key_value(const struct key *k, const char *v,
+		     struct perf_baseline *b)
 {
+	void *p = (char *)b + k->off;
 	unsigned long long x;
 
-	if (perf_parse_uint(v, min, max, &x))
+	if (k->type == K_TEXT) {
+		if (!*v || strlen(v) >= k->size)
+			return -EINVAL;
+		memcpy(p, v, strlen(v) + 1);
+	} else if (k->type == K_BOOL) {
+		if (strcmp(v, "yes") && strcmp(v, "no"))
+			return -EINVAL;
+		*(bool *)p = !strcmp(v, "yes");
+	} else if (perf_parse_uint(v, k->min, k->max, &x)) {
 		return -EINVAL;
-	*out = x;
+	} else if (k->type == K_VERSION && x != PERF_BASELINE_VERSION) {
+		return -EPROTO;
+	} else if (k->type == K_UINT) {
+		*(unsigned int *)p = x;
+	}
 	return 0;
 }
 
-static int bl_text(const char *v, char *out, size_t len)
-{
-	size_t n = strlen(v);
-
-	if (!n || n >= len)
-		return -EINVAL;
-	memcpy(out, v, n + 1);
-	return 0;
-}
-
-static int bl_bool(const char *v, bool *out)
-{
-	if (strcmp(v, "yes") && strcmp(v, "no"))
-		return -EINVAL;
-	*out = !strcmp(v, "yes");
-	return 0;
-}
-
-/* Splits @v into exactly @n blank separated fields. */
-static int fields(char *v, char **f, int n)
+/* Splits @v into the exactly 5 blank separated fields of a run or entry. */
+static int fields(char *v, char **f)
 {
 	char *save;
 	int i = 0;
 
-	for (f[i] = strtok_r(v, " ", &save); f[i] && i < n;
+	for (f[i] = strtok_r(v, " ", &save); f[i] && i < 5;
 	     f[++i] = strtok_r(NULL, " ", &save))
 		;
-	return i == n && !f[n] ? 0 : -EINVAL;
+	return i == 5 && !f[5] ? 0 : -EINVAL;
 }
 
-static int bl_run(char *v, struct perf_baseline *b)
+/* Bit i of @claimed: the entry line of b->entries[i] came. */
+static int run_line(char *v, struct perf_baseline *b,
+		    unsigned long long claimed)
 {
+	const struct perf_entry *e;
 	struct perf_run_result r;
-	unsigned int size;
+	unsigned long long size;
 	char *f[6];
 
-	if (fields(v, f, 5) || bl_uint(f[1], 1, 1 << 20, &size) ||
-	    strlen(f[0]) >= PERF_NAME_MAX ||
+	if (fields(v, f) || perf_parse_uint(f[1], 1, 1 << 20, &size) ||
 	    perf_parse_double(f[2], 0.1, 10, &r.ratio) ||
 	    perf_parse_double(f[3], 0.01, 1e9, &r.dgram_ns) ||
 	    perf_parse_double(f[4], 0.01, 1e9, &r.seqpacket_ns))
 		return -EINVAL;
+	e = perf_baseline_find(b, f[0], size);
+	if (e && claimed & 1ULL << (e - b->entries))
+		return -EINVAL;		/* after its entry line */
 	return perf_baseline_add_run(b, f[0], size, &r);
 }
 
-static int bl_claim(char *v, struct parse_state *ps)
+/* An entry line says what the runs before it give. */
+static int entry_line(char *v, struct perf_baseline *b,
+		      unsigned long long *claimed, char *err, size_t errlen)
 {
-	struct claim c = { 0 };
-	char *f[6];
-	size_t i;
-
-	if (fields(v, f, 5) || bl_text(f[0], c.workload, sizeof(c.workload)) ||
-	    bl_uint(f[1], 1, 1 << 20, &c.msg_size) ||
-	    perf_parse_double(f[2], 0.1, 10, &c.ratio) ||
-	    perf_parse_double(f[3], 0, 10, &c.spread) ||
-	    bl_uint(f[4], 1, PERF_MAX_RUNS, &c.runs))
-		return -EINVAL;
-	for (i = 0; i < ps->nr_claims; i++)
-		if (!strcmp(ps->claims[i].workload, c.workload) &&
-		    ps->claims[i].msg_size == c.msg_size)
-			return -EEXIST;
-	if (ps->nr_claims == PERF_MAX_ENTRIES)
-		return -E2BIG;
-	ps->claims[ps->nr_claims++] = c;
-	return 0;
-}
-
-/* Each entry line agrees with its runs, and each run has an entry line. */
-static int check_claims(const struct parse_state *ps,
-			const struct perf_baseline *b, char *err, size_t errlen)
-{
-	unsigned long long claimed = 0;	/* entries, a bit each */
+	unsigned long long size, runs;
 	const struct perf_entry *e;
-	const struct claim *c;
-	size_t i;
+	double ratio, spread;
+	char *f[6];
 
-	for (i = 0; i < ps->nr_claims; i++) {
-		c = &ps->claims[i];
-		e = perf_baseline_find(b, c->workload, c->msg_size);
-		if (!e)
-			return bad(err, errlen, "entry %s %u has no 'run' lines",
-				   c->workload, c->msg_size);
-		/* both sides printed with 6 decimals */
-		if (e->nr_runs != c->runs || fabs(e->ratio - c->ratio) > 2e-6 ||
-		    fabs(e->spread - c->spread) > 2e-6)
-			return bad(err, errlen,
-				   "entry %s %u says ratio %.6f, spread %.6f over %u runs; its 'run' lines give %.6f, %.6f over %zu",
-				   c->workload, c->msg_size, c->ratio, c->spread,
-				   c->runs, e->ratio, e->spread, e->nr_runs);
-		claimed |= 1ULL << (e - b->entries);
-	}
-	for (i = 0; i < b->nr_entries; i++)
-		if (!(claimed & (1ULL << i)))
-			return bad(err, errlen, "runs of %s %u have no 'entry' line",
-				   b->entries[i].workload, b->entries[i].msg_size);
+	if (fields(v, f) || perf_parse_uint(f[1], 1, 1 << 20, &size) ||
+	    perf_parse_double(f[2], 0.1, 10, &ratio) ||
+	    perf_parse_double(f[3], 0, 10, &spread) ||
+	    perf_parse_uint(f[4], 1, PERF_MAX_RUNS, &runs))
+		return bad(err, errlen, "malformed entry");
+	e = perf_baseline_find(b, f[0], size);
+	if (!e)
+		return bad(err, errlen, "entry %s %llu has no 'run' lines",
+			   f[0], size);
+	if (*claimed & 1ULL << (e - b->entries))
+		return bad(err, errlen, "duplicate entry");
+	/* both sides printed with 6 decimals */
+	if (e->nr_runs != runs || fabs(e->ratio - ratio) > 2 / 1e6 ||
+	    fabs(e->spread - spread) > 2 / 1e6)
+		return bad(err, errlen,
+			   "entry %s %llu says ratio %.6f, spread %.6f over %llu runs; its 'run' lines give %.6f, %.6f over %zu",
+			   f[0], size, ratio, spread, runs, e->ratio, e->spread,
+			   e->nr_runs);
+	*claimed |= 1ULL << (e - b->entries);
 	return 0;
 }
 
-static int bl_value(int k, char *v, struct perf_baseline *b)
+static int parse_line(char *line, struct perf_baseline *b,
+		      unsigned int *seen, unsigned long long *claimed,
+		      char *err, size_t errlen)
 {
-	unsigned int x;
-
-	switch (k) {
-	case K_VERSION:
-		if (bl_uint(v, 0, 1000, &x))
-			return -EINVAL;
-		return x == PERF_BASELINE_VERSION ? 0 : -EPROTO;
-	case K_MACHINE:
-		return bl_text(v, b->id.machine_id, sizeof(b->id.machine_id));
-	case K_CPU:
-		return bl_text(v, b->id.cpu_model, sizeof(b->id.cpu_model));
-	case K_KERNEL:
-		return bl_text(v, b->sys.kernel, sizeof(b->sys.kernel));
-	case K_LSM:
-		return bl_text(v, b->sys.lsm, sizeof(b->sys.lsm));
-	case K_APPARMOR:
-		return bl_bool(v, &b->sys.apparmor);
-	case K_BATCH:
-		return bl_uint(v, 1, 1024, &b->set.batch);
-	case K_MSGS:
-		return bl_uint(v, 1, 1U << 30, &b->set.msgs_per_round);
-	case K_WARMUP:
-		return bl_uint(v, 0, 1000, &b->set.warmup);
-	case K_ICOUNT:
-		return bl_bool(v, &b->set.icount);
-	case K_END:
-		return strcmp(v, "1") ? -EINVAL : 0;
-	}
-	return -EINVAL;
-}
-
-static int bl_line(char *line, unsigned int lineno, struct parse_state *ps,
-		   struct perf_baseline *b, char *err, size_t errlen)
-{
-	unsigned int *seen = &ps->seen;
 	char *eq = strchr(line, '=');
-	int k, ret;
+	size_t k;
+	int ret;
 
 	if (!eq)
-		return bad(err, errlen, "line %u: expected key=value", lineno);
+		return bad(err, errlen, "expected key=value");
 	*eq = '\0';
 	if (!*seen && strcmp(line, "version"))
 		return bad(err, errlen,
-			   "line %u: not an af_unix_send_perf baseline ('%.32s' before 'version')",
-			   lineno, line);
-	if (!strcmp(line, "run")) {
-		ret = bl_run(eq + 1, b);
-		if (ret)
-			snprintf(err, errlen, "line %u: %s run", lineno,
-				 ret == -E2BIG ? "one too many" : "malformed");
-		return ret;
-	}
-	if (!strcmp(line, "entry")) {
-		ret = bl_claim(eq + 1, ps);
-		if (ret)
-			snprintf(err, errlen, "line %u: %s entry", lineno,
-				 ret == -EEXIST ? "duplicate" :
-				 ret == -E2BIG ? "one too many" : "malformed");
-		return ret;
-	}
-	for (k = 0; k < K_NR; k++)
-		if (!strcmp(line, bl_keys[k]))
-			break;
-	if (k == K_NR)
-		return bad(err, errlen, "line %u: unknown key '%.32s'", lineno,
+			   "not an af_unix_send_perf baseline ('%.32s' before 'version')",
 			   line);
+	if (!strcmp(line, "run")) {
+		ret = run_line(eq + 1, b, *claimed);
+		return ret ? bad(err, errlen, "%s run", ret == -E2BIG ?
+				 "one too many" : "malformed") : 0;
+	}
+	if (!strcmp(line, "entry"))
+		return entry_line(eq + 1, b, claimed, err, errlen);
+	for (k = 0; k < NR_KEYS && strcmp(line, keys[k].name); k++)
+		;
+	if (k == NR_KEYS)
+		return bad(err, errlen, "unknown key '%.32s'", line);
 	if (*seen & (1U << k))
-		return bad(err, errlen, "line %u: duplicate key '%s'", lineno, line);
+		return bad(err, errlen, "duplicate key '%s'", line);
 	*seen |= 1U << k;
-	ret = bl_value(k, eq + 1, b);
+	ret = key_value(&keys[k], eq + 1, b);
 	if (ret == -EPROTO)
-		snprintf(err, errlen,
-			 "line %u: version %.16s, this program reads version %d: record the baseline again",
-			 lineno, eq + 1, PERF_BASELINE_VERSION);
-	else if (ret)
-		snprintf(err, errlen, "line %u: bad value for '%s'", lineno, line);
-	return ret;
+		return bad(err, errlen,
+			   "version %.16s, this program reads version %d: record the baseline again",
+			   eq + 1, PERF_BASELINE_VERSION);
+	return ret ? bad(err, errlen, "bad value for '%s'", line) : 0;
 }
 
 int perf_baseline_parse(const char *text, struct perf_baseline *b,
 			char *err, size_t errlen)
 {
-	static struct parse_state ps;
-	unsigned int lineno = 0, k;
+	unsigned long long claimed = 0;
+	unsigned int lineno = 0, seen = 0;
 	const char *p = text, *nl;
-	char line[512];
-	int ret;
+	char line[512], msg[PERF_ERR_MAX];
+	size_t k;
 
 	memset(b, 0, sizeof(*b));
-	memset(&ps, 0, sizeof(ps));
 	if (!*text)
 		return bad(err, errlen, "empty file");
-	while (*p) {
+	for (; *p; p = nl + 1) {
 		lineno++;
-		if (ps.seen & (1U << K_END))
-			return bad(err, errlen, "line %u: data after 'end'", lineno);
 		nl = strchr(p, '\n');
-		if (!nl)
-			return bad(err, errlen, "line %u: truncated (no newline)",
+		if (seen & (1U << (NR_KEYS - 1)))
+			return bad(err, errlen, "line %u: data after 'end'",
 				   lineno);
-		if ((size_t)(nl - p) >= sizeof(line))
-			return bad(err, errlen, "line %u: too long", lineno);
+		if (!nl || (size_t)(nl - p) >= sizeof(line))
+			return bad(err, errlen, "line %u: %s", lineno,
+				   nl ? "too long" : "truncated (no newline)");
 		memcpy(line, p, nl - p);
 		line[nl - p] = '\0';
-		p = nl + 1;
 		if (line[0] == '#' || !line[0])
 			continue;
-		ret = bl_line(line, lineno, &ps, b, err, errlen);
-		if (ret)
-			return ret;
+		if (parse_line(line, b, &seen, &claimed, msg, sizeof(msg)))
+			return bad(err, errlen, "line %u: %s", lineno, msg);
 	}
-	for (k = 0; k < K_NR; k++)
-		if (!(ps.seen & (1U << k)))
-			return bad(err, errlen, "missing key '%s'%s", bl_keys[k],
-				   k == K_END ? " (truncated file?)" : "");
+	for (k = 0; k < NR_KEYS; k++)
+		if (!(seen & (1U << k)))
+			return bad(err, errlen, "missing key '%s'%s", keys[k].name,
+				   k == NR_KEYS - 1 ? " (truncated file?)" : "");
 	if (!b->nr_entries)
 		return bad(err, errlen, "no 'run' lines");
-	return check_claims(&ps, b, err, errlen);
+	for (k = 0; k < b->nr_entries; k++)
+		if (!(claimed & (1ULL << k)))
+			return bad(err, errlen, "runs of %s %u have no 'entry' line",
+				   b->entries[k].workload, b->entries[k].msg_size);
+	return 0;
 }
 
 int perf_baseline_load(const char *path, struct perf_baseline *b,
@@ -384,11 +319,9 @@ int perf_baseline_load(const char *path, struct perf_baseline *b,
 		snprintf(err, errlen, "%s does not exist", path);
 		return -ENOENT;
 	}
-	text = perf_read_file(path, FILE_MAX, msg, sizeof(msg));
-	if (!text) {
-		snprintf(err, errlen, "%s", msg);
+	text = perf_read_file(path, FILE_MAX, err, errlen);
+	if (!text)
 		return -EIO;
-	}
 	ret = perf_baseline_parse(text, b, msg, sizeof(msg));
 	free(text);
 	if (ret)
@@ -396,82 +329,67 @@ int perf_baseline_load(const char *path, struct perf_baseline *b,
 	return ret;
 }
 
-/* Appends to @buf at *@off; -ENOSPC when it does not fit. */
-static int append(char *buf, size_t len, size_t *off, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf + *off, len - *off, fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= len - *off)
-		return -ENOSPC;
-	*off += n;
-	return 0;
-}
-
-int perf_baseline_format(const struct perf_baseline *b, char *buf, size_t len)
+int perf_baseline_write(FILE *f, const struct perf_baseline *b)
 {
 	const struct perf_entry *e;
-	size_t off = 0, i, j;
+	const struct key *k;
+	const void *p;
+	size_t i, j;
 
-	if (append(buf, len, &off,
-		   "# AppArmor af_unix_send_perf baseline, written by 'run_perf.sh record'\n"
-		   "version=%d\nmachine_id=%s\ncpu_model=%s\nkernel=%s\nlsm=%s\n"
-		   "apparmor=%s\nbatch=%u\nmsgs_per_round=%u\nwarmup=%u\n"
-		   "icount=%s\n"
-		   "# run=workload size ratio dgram_ns seqpacket_ns\n"
-		   "# entry=workload size mean_ratio spread runs (spread: stdev/mean)\n",
-		   PERF_BASELINE_VERSION, b->id.machine_id, b->id.cpu_model,
-		   b->sys.kernel, b->sys.lsm, b->sys.apparmor ? "yes" : "no",
-		   b->set.batch, b->set.msgs_per_round, b->set.warmup,
-		   b->set.icount ? "yes" : "no"))
-		return -ENOSPC;
+	fputs("# AppArmor af_unix_send_perf baseline, written by 'run_perf.sh record'\n",
+	      f);
+	for (k = keys; k->type != K_END; k++) {
+		p = (const char *)b + k->off;
+		if (k->type == K_VERSION)
+			fprintf(f, "version=%d\n", PERF_BASELINE_VERSION);
+		else if (k->type == K_TEXT)
+			fprintf(f, "%s=%s\n", k->name, (const char *)p);
+		else if (k->type == K_BOOL)
+			fprintf(f, "%s=%s\n", k->name, *(const bool *)p ? "yes" : "no");
+		else
+			fprintf(f, "%s=%u\n", k->name, *(const unsigned int *)p);
+	}
+	fputs("# run=workload size ratio dgram_ns seqpacket_ns\n"
+	      "# entry=workload size mean_ratio spread runs (spread: stdev/mean)\n",
+	      f);
 	for (i = 0; i < b->nr_entries; i++) {
 		e = &b->entries[i];
 		for (j = 0; j < e->nr_runs; j++)
-			if (append(buf, len, &off, "run=%s %u %.6f %.3f %.3f\n",
-				   e->workload, e->msg_size, e->runs[j].ratio,
-				   e->runs[j].dgram_ns, e->runs[j].seqpacket_ns))
-				return -ENOSPC;
-		if (append(buf, len, &off, "entry=%s %u %.6f %.6f %zu\n",
-			   e->workload, e->msg_size, e->ratio, e->spread,
-			   e->nr_runs))
-			return -ENOSPC;
+			fprintf(f, "run=%s %u %.6f %.3f %.3f\n", e->workload,
+				e->msg_size, e->runs[j].ratio,
+				e->runs[j].dgram_ns, e->runs[j].seqpacket_ns);
+		fprintf(f, "entry=%s %u %.6f %.6f %zu\n", e->workload,
+			e->msg_size, e->ratio, e->spread, e->nr_runs);
 	}
-	return append(buf, len, &off, "end=1\n");
+	fputs("end=1\n", f);
+	return fflush(f) || ferror(f) ? -EIO : 0;
 }
 
 /* Written to a temporary file and renamed so a reader never sees half. */
 int perf_baseline_store(const char *path, const struct perf_baseline *b,
 			char *err, size_t errlen)
 {
-	char tmp[4096], *buf = malloc(FILE_MAX);
-	int fd = -1, ret = -ENOSPC;
-	size_t len;
+	char tmp[4096];
+	FILE *f = NULL;
+	int fd = -1;
 
-	if (!buf || perf_baseline_format(b, buf, FILE_MAX) ||
-	    snprintf(tmp, sizeof(tmp), "%s.tmpXXXXXX", path) >= (int)sizeof(tmp)) {
-		snprintf(err, errlen, "baseline too large");
-		goto out;
-	}
-	ret = -EIO;
-	fd = mkstemp(tmp);
-	len = strlen(buf);
-	if (fd < 0 || write(fd, buf, len) != (ssize_t)len || fsync(fd) ||
-	    fchmod(fd, 0644) || rename(tmp, path)) {
+	errno = ENAMETOOLONG;
+	if (snprintf(tmp, sizeof(tmp), "%s.tmpXXXXXX", path) < (int)sizeof(tmp))
+		fd = mkstemp(tmp);
+	if (fd >= 0)
+		f = fdopen(fd, "w");
+	if (!f || perf_baseline_write(f, b) || fsync(fd) || fchmod(fd, 0644) ||
+	    rename(tmp, path)) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		if (fd >= 0)
 			unlink(tmp);
-		goto out;
+		if (f)
+			fclose(f);
+		else if (fd >= 0)
+			close(fd);
+		return -EIO;
 	}
-	ret = 0;
-out:
-	if (fd >= 0)
-		close(fd);
-	free(buf);
-	return ret;
+	return fclose(f) ? -EIO : 0;
 }
 
 static void describe(const struct perf_settings *s, char *buf, size_t len)
@@ -529,34 +447,13 @@ const struct perf_entry *perf_baseline_find(const struct perf_baseline *b,
 	return NULL;
 }
 
-/*
- * The entry's mean, spread (sample stdev / mean) and mean times, from its
- * runs: as perf_summarize() computes them, but here, since perf_verdict.c
- * judges with an entry and so stands above this file.
- */
-static void summarize(struct perf_entry *e)
-{
-	double ratio = 0, dgram = 0, seqpacket = 0, ss = 0;
-	size_t i, n = e->nr_runs;
-
-	for (i = 0; i < n; i++) {
-		ratio += e->runs[i].ratio;
-		dgram += e->runs[i].dgram_ns;
-		seqpacket += e->runs[i].seqpacket_ns;
-	}
-	e->ratio = ratio / n;
-	for (i = 0; i < n; i++)
-		ss += (e->runs[i].ratio - e->ratio) * (e->runs[i].ratio - e->ratio);
-	e->spread = n > 1 && e->ratio != 0 ? sqrt(ss / (n - 1)) / e->ratio : 0;
-	e->dgram_ns = dgram / n;
-	e->seqpacket_ns = seqpacket / n;
-}
-
 int perf_baseline_add_run(struct perf_baseline *b, const char *workload,
 			  unsigned int msg_size,
 			  const struct perf_run_result *r)
 {
+	double sum = 0, ss = 0;
 	struct perf_entry *e;
+	size_t i, n;
 
 	if (!workload[0] || strchr(workload, ' ') ||
 	    strlen(workload) >= PERF_NAME_MAX || !(r->ratio > 0))
@@ -573,6 +470,13 @@ int perf_baseline_add_run(struct perf_baseline *b, const char *workload,
 	if (e->nr_runs == PERF_MAX_RUNS)
 		return -E2BIG;
 	e->runs[e->nr_runs++] = *r;
-	summarize(e);
+	/* the means and the spread (sample stdev / mean) of the runs */
+	n = e->nr_runs;
+	for (i = 0; i < n; i++)
+		sum += e->runs[i].ratio;
+	e->ratio = sum / n;
+	for (i = 0; i < n; i++)
+		ss += (e->runs[i].ratio - e->ratio) * (e->runs[i].ratio - e->ratio);
+	e->spread = n > 1 ? sqrt(ss / (n - 1)) / e->ratio : 0;
 	return 0;
 }

@@ -1,22 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The per-machine baseline file of af_unix_send_perf: the dgram/seqpacket
- * ratio of each workload and size in each of several runs recorded on a
- * kernel known to be good, their mean and spread, with everything that
- * must hold for a later run to be compared with it.
- *
- * A check against a baseline from another machine or CPU, or recorded
- * with another LSM list or AppArmor state, cannot be judged here: SKIP.
- * One recorded with other settings (batch, messages per round, warm-up,
- * icount) is a mistake of whoever runs the check: FAIL, so that it gets
- * fixed rather than skipped for ever.  The kernel release is kept
- * to be printed, never compared: comparing kernels is the point.
+ * The per-machine baseline of af_unix_send_perf: the dgram/seqpacket ratio
+ * of each workload and size in several runs on a kernel known to be good.
+ * Another machine, CPU, LSM list or AppArmor state cannot be judged
+ * against: SKIP.  Other settings are the checker's mistake: FAIL, so it
+ * gets fixed rather than skipped for ever.  The kernel is never compared:
+ * comparing kernels is the point.
  */
 #ifndef _SELFTESTS_APPARMOR_PERF_BASELINE_H
 #define _SELFTESTS_APPARMOR_PERF_BASELINE_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #define PERF_BASELINE_VERSION	3
 #define PERF_MAX_ENTRIES	64	/* a bit each in an unsigned long long */
@@ -38,17 +34,13 @@ struct perf_system {
 };
 
 struct perf_settings {
-	unsigned int batch;
-	unsigned int msgs_per_round;
-	unsigned int warmup;
+	unsigned int batch, msgs_per_round, warmup;
 	bool icount;
 };
 
 /* What one run measured of one workload and size. */
 struct perf_run_result {
-	double ratio;
-	double dgram_ns;
-	double seqpacket_ns;
+	double ratio, dgram_ns, seqpacket_ns;
 };
 
 struct perf_entry {
@@ -56,11 +48,9 @@ struct perf_entry {
 	unsigned int msg_size;
 	size_t nr_runs;
 	struct perf_run_result runs[PERF_MAX_RUNS];
-	/* of the runs: kept up to date by perf_baseline_add_run() */
-	double ratio;		/* mean ratio */
-	double spread;		/* sample stdev of the ratios / mean; 0 for 1 */
-	double dgram_ns;	/* mean */
-	double seqpacket_ns;	/* mean */
+	/* of the runs, kept by perf_baseline_add_run() */
+	double ratio;		/* mean */
+	double spread;		/* sample stdev / mean; 0 for 1 run */
 };
 
 struct perf_baseline {
@@ -98,8 +88,7 @@ int perf_baseline_load(const char *path, struct perf_baseline *b,
 		       char *err, size_t errlen);
 int perf_baseline_parse(const char *text, struct perf_baseline *b,
 			char *err, size_t errlen);
-int perf_baseline_format(const struct perf_baseline *b, char *buf,
-			 size_t len);
+int perf_baseline_write(FILE *f, const struct perf_baseline *b);
 /* Written whole or not at all. */
 int perf_baseline_store(const char *path, const struct perf_baseline *b,
 			char *err, size_t errlen);
@@ -112,10 +101,7 @@ enum perf_match perf_baseline_match(const struct perf_baseline *b,
 const struct perf_entry *perf_baseline_find(const struct perf_baseline *b,
 					    const char *workload,
 					    unsigned int msg_size);
-/*
- * Adds a run's result to the entry of @workload and @msg_size, creating
- * it; -E2BIG when the entry holds PERF_MAX_RUNS runs or the table is full.
- */
+/* Into the entry of @workload and @msg_size, made if new; -E2BIG: full. */
 int perf_baseline_add_run(struct perf_baseline *b, const char *workload,
 			  unsigned int msg_size,
 			  const struct perf_run_result *r);

@@ -5,83 +5,61 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "perf_verdict.h"
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 int perf_summarize(const double *v, size_t n, struct perf_summary *s)
 {
-	double sorted[PERF_MAX_ROUNDS], sum = 0, ss = 0;
+	double sum = 0, ss = 0;
 	size_t i;
 
 	if (!n || n > PERF_MAX_ROUNDS)
 		return -EINVAL;
-	memcpy(sorted, v, n * sizeof(*v));
-	qsort(sorted, n, sizeof(*sorted), cmp_double);
 	for (i = 0; i < n; i++)
 		sum += v[i];
-	s->n = n;
 	s->mean = sum / n;
 	for (i = 0; i < n; i++)
 		ss += (v[i] - s->mean) * (v[i] - s->mean);
 	s->stdev = n > 1 ? sqrt(ss / (n - 1)) : 0;
 	s->cv = s->mean != 0 ? s->stdev / s->mean : 0;
-	s->min = sorted[0];
-	s->max = sorted[n - 1];
-	s->median = n % 2 ? sorted[n / 2] :
-		(sorted[n / 2 - 1] + sorted[n / 2]) / 2;
 	return 0;
 }
 
 /*
- * A quantile of Student's t from @tab, its values for 1 to T_TAB degrees
- * of freedom, then the Cornish-Fisher expansion around the normal
- * quantile @z, within 1e-3 of the exact value there and better beyond.
+ * Student's t for 1 to 30 degrees of freedom, then the Cornish-Fisher
+ * expansion around the normal quantile @z: within 1e-3 of the exact value.
  */
-#define T_TAB	30
-
-static double t_quantile(const double tab[T_TAB], double z, size_t df)
+static double t_quantile(int q, double z, size_t df)
 {
+	static const double tab[2][30] = { {
+		12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306,
+		2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131, 2.120,
+		2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
+		2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+	}, {
+		31.821, 6.965, 4.541, 3.747, 3.365, 3.143, 2.998, 2.896,
+		2.821, 2.764, 2.718, 2.681, 2.650, 2.624, 2.602, 2.583,
+		2.567, 2.552, 2.539, 2.528, 2.518, 2.508, 2.500, 2.492,
+		2.485, 2.479, 2.473, 2.467, 2.462, 2.457,
+	} };
 	double d = df;
 
 	if (!df)
 		return NAN;
-	if (df <= T_TAB)
-		return tab[df - 1];
+	if (df <= 30)
+		return tab[q][df - 1];
 	return z + (z * z * z + z) / (4 * d) +
 		(5 * pow(z, 5) + 16 * z * z * z + 3 * z) / (96 * d * d);
 }
 
 double perf_t975(size_t df)
 {
-	static const double tab[T_TAB] = {
-		12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306,
-		2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131, 2.120,
-		2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
-		2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
-	};
-
-	return t_quantile(tab, 1.959964, df);
+	return t_quantile(0, 1.959964, df);
 }
 
 double perf_t99(size_t df)
 {
-	static const double tab[T_TAB] = {
-		31.821, 6.965, 4.541, 3.747, 3.365, 3.143, 2.998, 2.896,
-		2.821, 2.764, 2.718, 2.681, 2.650, 2.624, 2.602, 2.583,
-		2.567, 2.552, 2.539, 2.528, 2.518, 2.508, 2.500, 2.492,
-		2.485, 2.479, 2.473, 2.467, 2.462, 2.457,
-	};
-
-	return t_quantile(tab, 2.326348, df);
+	return t_quantile(1, 2.326348, df);
 }
 
 int perf_mean_ci(const double *v, size_t n, struct perf_ci *ci)
@@ -90,7 +68,6 @@ int perf_mean_ci(const double *v, size_t n, struct perf_ci *ci)
 
 	if (n < 2 || perf_summarize(v, n, &s))
 		return -EINVAL;
-	ci->n = n;
 	ci->mean = s.mean;
 	ci->half = perf_t975(n - 1) * s.stdev / sqrt(n);
 	ci->lo = ci->mean - ci->half;
@@ -104,8 +81,6 @@ int perf_decide(const double *ratios, size_t n, double base, double tol,
 	if (!(base > 0) || !(tol > 0) || perf_mean_ci(ratios, n, &d->ci) ||
 	    !isfinite(d->ci.lo) || !isfinite(d->ci.hi))
 		return -EINVAL;
-	d->base = base;
-	d->tol = tol;
 	d->limit = base * (1 + tol);
 	d->lean_pct = (d->ci.mean / d->limit - 1) * 100;
 	if (d->ci.hi <= d->limit)
@@ -156,118 +131,98 @@ int perf_check_tolerance(const struct perf_entry *e, double given,
 }
 
 /* How the check ended, its verdict and the reason its lines give. */
-static void ended(struct perf_check *c, enum perf_check_why why,
-		  enum perf_verdict v, const char *fmt, ...)
+static void ended(struct perf_check *c, enum perf_verdict v,
+		  const char *fmt, ...)
 {
 	va_list ap;
 
-	c->why = why;
 	c->verdict = v;
 	va_start(ap, fmt);
 	vsnprintf(c->reason, sizeof(c->reason), fmt, ap);
 	va_end(ap);
 }
 
-/*
- * Against entry @e of the baseline at @path.  Each verdict line says what
- * it was decided on and what it would catch.
- */
-static void against_entry(const struct perf_check_settings *set,
-			  const struct perf_check_series *s, const char *path,
-			  const struct perf_entry *e, struct perf_check *c)
+/* Each verdict line says what it was decided on and what it catches. */
+static void against_entry(const struct perf_check_in *in, struct perf_check *c)
 {
-	const struct perf_decision *d = &c->d;
+	const struct perf_entry *e = in->entry;
+	struct perf_decision dd, *d = &dd;
 	double tol;
 	char buf[64];
 	int ret;
 
 	c->entry = e;
-	ret = perf_check_tolerance(e, set->tolerance, &tol);
+	ret = perf_check_tolerance(e, in->tolerance, &tol);
 	/* too few runs is the recorder's mistake, too wide a spread is not */
 	if (ret == -EINVAL) {
-		ended(c, PERF_WHY_FEW_RUNS, PERF_FAIL,
+		ended(c, PERF_FAIL,
 		      "bad baseline: %s has %zu runs of it, a tolerance needs %d (run_perf.sh record takes %d), or give --tolerance",
-		      path, e->nr_runs, PERF_MIN_RUNS, PERF_DEFAULT_RUNS);
+		      in->path, e->nr_runs, PERF_MIN_RUNS, PERF_DEFAULT_RUNS);
 		return;
 	}
 	if (ret) {
-		c->noisy_tol = tol;
-		ended(c, PERF_WHY_NOISY, PERF_SKIP,
+		ended(c, PERF_SKIP,
 		      "baseline too noisy to judge with: its %zu runs spread %.2f%%, a tolerance of %.2f%% over the %g%% cap; record on a quiet machine, or give --tolerance",
 		      e->nr_runs, e->spread * 100, tol * 100, PERF_TOL_CAP * 100);
 		return;
 	}
 	c->tolerance = tol;
-	if (perf_decide(s->ratios, s->n, e->ratio, tol, &c->d)) {
-		ended(c, PERF_WHY_BAD_RATIOS, PERF_FAIL,
-		      "ratios cannot be judged");
+	if (perf_decide(in->ratios, in->n, e->ratio, tol, d)) {
+		ended(c, PERF_FAIL, "ratios cannot be judged");
 		return;
 	}
 	c->limit = d->limit;
 	c->catches = perf_mde(tol, e->nr_runs, e->spread, d->ci.half / e->ratio);
 	perf_catches_text(c->catches, buf, sizeof(buf));
 	if (d->verdict == PERF_PASS)
-		ended(c, PERF_WHY_JUDGED, PERF_PASS,
+		ended(c, PERF_PASS,
 		      "ratio %.4f within %.2f%% of %.4f (95%% CI high %.4f <= limit %.4f); %s",
 		      d->ci.mean, tol * 100, e->ratio, d->ci.hi, d->limit, buf);
 	else if (d->verdict == PERF_FAIL)
-		ended(c, PERF_WHY_JUDGED, PERF_FAIL,
+		ended(c, PERF_FAIL,
 		      "ratio %.4f (95%% CI low %.4f) exceeds baseline %.4f by more than %.2f%% (limit %.4f); %s",
 		      d->ci.mean, d->ci.lo, e->ratio, tol * 100, d->limit, buf);
 	else
-		ended(c, PERF_WHY_JUDGED, PERF_UNDECIDED,
+		ended(c, PERF_UNDECIDED,
 		      "undecided after %zu rounds and %.1f s (budget %u rounds, %g s): leans to %s, ratio %.4f is %.2f%% %s the limit %.4f, 95%% CI [%.4f, %.4f]; %s",
-		      s->n, s->extra_s, set->max_rounds, set->budget_s,
+		      in->n, in->extra_s, in->max_rounds, in->budget_s,
 		      d->lean_pct > 0 ? "FAIL" : "PASS", d->ci.mean,
 		      fabs(d->lean_pct), d->lean_pct > 0 ? "above" : "below",
 		      d->limit, d->ci.lo, d->ci.hi, buf);
 }
 
-struct perf_check perf_check(const struct perf_check_base *base,
-			     const struct perf_check_settings *set,
-			     const struct perf_check_series *s)
+struct perf_check perf_check(const struct perf_check_in *in)
 {
 	struct perf_check c = {
-		.tolerance = set->tolerance, .noisy_tol = NAN,
-		.limit = NAN, .catches = NAN,
+		.tolerance = in->tolerance, .limit = NAN, .catches = NAN,
 	};
 	const char *rec = "record one with ./run_perf.sh record";
 
 	/* In this order: what each reason says presumes the ones before. */
-	if (!s->usable)
-		ended(&c, PERF_WHY_UNMEASURED, PERF_SKIP,
-		      "no valid measurement");
-	else if (s->confined)
-		ended(&c, PERF_WHY_CONFINED, PERF_SKIP,
-		      "task is confined ('%s'), run it unconfined", s->label);
-	else if (base->state == PERF_BASE_RECORD)
-		ended(&c, PERF_WHY_RECORDING, PERF_RECORD,
-		      "to be recorded into %s", base->path);
-	else if (base->state == PERF_BASE_MISSING)
-		ended(&c, PERF_WHY_NO_BASELINE, PERF_SKIP,
-		      "no baseline for this machine (%s); %s", base->msg, rec);
-	else if (base->state == PERF_BASE_ELSEWHERE)
-		ended(&c, PERF_WHY_ELSEWHERE, PERF_SKIP,
-		      "cannot be judged here: %s", base->msg);
-	else if (base->state == PERF_BASE_BAD)
-		ended(&c, PERF_WHY_BAD_BASELINE, PERF_FAIL,
-		      "bad baseline: %s", base->msg);
-	else if (!base->entry)
-		ended(&c, PERF_WHY_NO_ENTRY, PERF_SKIP,
-		      "%s has no entry for it; %s", base->path, rec);
+	if (!in->usable)
+		ended(&c, PERF_SKIP, "no valid measurement");
+	else if (in->confined)
+		ended(&c, PERF_SKIP,
+		      "task is confined ('%s'), run it unconfined", in->label);
+	else if (in->state == PERF_BASE_RECORD)
+		ended(&c, PERF_RECORD, "to be recorded into %s", in->path);
+	else if (in->state == PERF_BASE_MISSING)
+		ended(&c, PERF_SKIP,
+		      "no baseline for this machine (%s); %s", in->msg, rec);
+	else if (in->state == PERF_BASE_ELSEWHERE)
+		ended(&c, PERF_SKIP, "cannot be judged here: %s", in->msg);
+	else if (in->state == PERF_BASE_BAD)
+		ended(&c, PERF_FAIL, "bad baseline: %s", in->msg);
+	else if (!in->entry)
+		ended(&c, PERF_SKIP, "%s has no entry for it; %s", in->path, rec);
 	else
-		against_entry(set, s, base->path, base->entry, &c);
+		against_entry(in, &c);
 	return c;
 }
 
-const char *perf_check_name(enum perf_verdict v)
-{
-	static const char * const names[] = {
-		"pass", "fail", "undecided", "skip", "record",
-	};
-
-	return names[v];
-}
+const char * const perf_verdict_names[] = {
+	"pass", "fail", "undecided", "skip", "record",
+};
 
 const char *perf_catches_text(double mde, char *buf, size_t len)
 {

@@ -36,9 +36,6 @@ TEST(summary_known_vector)
 
 	ASSERT_EQ(0, perf_summarize(v, 8, &s));
 	EXPECT_TRUE(NEAR(5.0, s.mean, E12));
-	EXPECT_TRUE(NEAR(4.5, s.median, E12));
-	EXPECT_TRUE(NEAR(2.0, s.min, E12));
-	EXPECT_TRUE(NEAR(9.0, s.max, E12));
 	EXPECT_TRUE(NEAR(sqrt(32.0 / 7), s.stdev, E12));
 	EXPECT_TRUE(NEAR(sqrt(32.0 / 7) / 5, s.cv, E12));
 }
@@ -49,7 +46,6 @@ TEST(summary_odd_and_single)
 	struct perf_summary s;
 
 	ASSERT_EQ(0, perf_summarize(v, 3, &s));
-	EXPECT_TRUE(NEAR(2.0, s.median, E12));
 	EXPECT_TRUE(NEAR(1.0, s.stdev, E12));
 	EXPECT_TRUE(NEAR(0.5, s.cv, E12));
 	ASSERT_EQ(0, perf_summarize(v, 1, &s));
@@ -133,8 +129,6 @@ TEST(verdict_boundaries)
 	/* the limit is base * (1 + tolerance) */
 	ASSERT_EQ(0, perf_decide(r, 4, 1.0, 0.05, &d));
 	EXPECT_TRUE(NEAR(1.05, d.limit, E12));
-	EXPECT_TRUE(NEAR(0.05, d.tol, 0));
-	EXPECT_TRUE(NEAR(1.0, d.base, 0));
 }
 
 TEST(verdict_known_answers)
@@ -208,8 +202,7 @@ static struct perf_entry check_entry(double ratio, size_t runs, double spread)
 {
 	struct perf_entry e = {
 		.workload = "sendmmsg", .msg_size = 128, .nr_runs = runs,
-		.ratio = ratio, .spread = spread, .dgram_ns = 700,
-		.seqpacket_ns = 650,
+		.ratio = ratio, .spread = spread,
 	};
 
 	return e;
@@ -227,15 +220,12 @@ static struct perf_check run_check(enum perf_base_state state,
 				   const struct perf_entry *e,
 				   double tolerance, const double *r)
 {
-	const struct perf_check_base b = {
-		state, e, "/b/base", "why it is not usable",
-	};
-	const struct perf_check_settings set = { tolerance, 60, 2 };
-	const struct perf_check_series s = {
+	const struct perf_check_in in = {
+		state, e, "/b/base", "why it is not usable", tolerance, 60, 2,
 		true, false, "unconfined", r, 4, 1.5,
 	};
 
-	return perf_check(&b, &set, &s);
+	return perf_check(&in);
 }
 
 /*
@@ -254,15 +244,14 @@ TEST(check_pass)
 	struct perf_check c = run_check(PERF_BASE_OK, &e, NAN, flat_r);
 
 	EXPECT_EQ(PERF_PASS, (int)c.verdict);
-	EXPECT_EQ(PERF_WHY_JUDGED, (int)c.why);
+	EXPECT_FALSE(isnan(c.limit));
 	EXPECT_EQ(&e, c.entry);
 	EXPECT_TRUE(NEAR(TOL3, c.tolerance, E9));
 	EXPECT_TRUE(NEAR(3.0 * (1 + TOL3), c.limit, E8));
 	EXPECT_TRUE(NEAR(CATCHES3, c.catches, E9));
-	EXPECT_TRUE(isnan(c.noisy_tol));
 	EXPECT_STREQ(c.reason,
 		     "ratio 1.0000 within 0.80% of 3.0000 (95% CI high 1.0000 <= limit 3.0241); catches >= +0.99% (95% power)");
-	EXPECT_STREQ("pass", perf_check_name(c.verdict));
+	EXPECT_STREQ("pass", perf_verdict_names[c.verdict]);
 }
 
 TEST(check_fail)
@@ -271,11 +260,11 @@ TEST(check_fail)
 	struct perf_check c = run_check(PERF_BASE_OK, &e, NAN, flat_r);
 
 	EXPECT_EQ(PERF_FAIL, (int)c.verdict);
-	EXPECT_EQ(PERF_WHY_JUDGED, (int)c.why);
+	EXPECT_FALSE(isnan(c.limit));
 	EXPECT_TRUE(NEAR(0.3 * (1 + TOL3), c.limit, E9));
 	EXPECT_STREQ(c.reason,
 		     "ratio 1.0000 (95% CI low 1.0000) exceeds baseline 0.3000 by more than 0.80% (limit 0.3024); catches >= +0.99% (95% power)");
-	EXPECT_STREQ("fail", perf_check_name(c.verdict));
+	EXPECT_STREQ("fail", perf_verdict_names[c.verdict]);
 }
 
 /*
@@ -291,13 +280,13 @@ TEST(check_undecided_leans)
 	const char *lean;
 
 	EXPECT_EQ(PERF_UNDECIDED, (int)c.verdict);
-	EXPECT_EQ(PERF_WHY_JUDGED, (int)c.why);
+	EXPECT_FALSE(isnan(c.limit));
 	EXPECT_TRUE(NEAR(0.05, c.tolerance, 0));
 	EXPECT_TRUE(NEAR(1.176, c.limit, E12));
 	EXPECT_TRUE(NEAR(0.150122555, c.catches, E6));
 	EXPECT_STREQ(c.reason,
 		     "undecided after 4 rounds and 1.5 s (budget 60 rounds, 2 s): leans to PASS, ratio 1.1750 is 0.09% below the limit 1.1760, 95% CI [1.0723, 1.2777]; catches >= +15.01% (95% power)");
-	EXPECT_STREQ("undecided", perf_check_name(c.verdict));
+	EXPECT_STREQ("undecided", perf_verdict_names[c.verdict]);
 	/* the mean above the limit leans the other way */
 	c = run_check(PERF_BASE_OK, &lower, 0.05, wide_r);
 	EXPECT_EQ(PERF_UNDECIDED, (int)c.verdict);
@@ -332,7 +321,6 @@ TEST(check_one_run)
 
 	/* no spread to take a tolerance from: the recorder's mistake */
 	EXPECT_EQ(PERF_FAIL, (int)c.verdict);
-	EXPECT_EQ(PERF_WHY_FEW_RUNS, (int)c.why);
 	EXPECT_EQ(&e, c.entry);
 	EXPECT_TRUE(isnan(c.tolerance));
 	EXPECT_TRUE(isnan(c.limit));
@@ -342,7 +330,7 @@ TEST(check_one_run)
 	/* judged with --tolerance, but what it catches is unknown */
 	c = run_check(PERF_BASE_OK, &e, 0.05, flat_r);
 	EXPECT_EQ(PERF_FAIL, (int)c.verdict);
-	EXPECT_EQ(PERF_WHY_JUDGED, (int)c.why);
+	EXPECT_FALSE(isnan(c.limit));
 	EXPECT_TRUE(isnan(c.catches));
 	EXPECT_STREQ(c.reason,
 		     "ratio 1.0000 (95% CI low 1.0000) exceeds baseline 0.3000 by more than 5.00% (limit 0.3150); catches: unknown, the baseline has one run");
@@ -354,9 +342,7 @@ TEST(check_noisy)
 	struct perf_check c = run_check(PERF_BASE_OK, &e, NAN, flat_r);
 
 	EXPECT_EQ(PERF_SKIP, (int)c.verdict);
-	EXPECT_EQ(PERF_WHY_NOISY, (int)c.why);
 	EXPECT_EQ(&e, c.entry);
-	EXPECT_TRUE(NEAR(TOL3 * 10, c.noisy_tol, E8));
 	EXPECT_TRUE(isnan(c.tolerance));
 	EXPECT_TRUE(isnan(c.limit));
 	EXPECT_STREQ(c.reason,
@@ -375,7 +361,6 @@ TEST(check_bad_ratios)
 	struct perf_check c = run_check(PERF_BASE_OK, &e, NAN, nan_r);
 
 	EXPECT_EQ(PERF_FAIL, (int)c.verdict);
-	EXPECT_EQ(PERF_WHY_BAD_RATIOS, (int)c.why);
 	/* settled before the ratios were looked at */
 	EXPECT_TRUE(NEAR(TOL3, c.tolerance, E9));
 	EXPECT_TRUE(isnan(c.limit));
@@ -391,22 +376,21 @@ TEST(check_baseline_states)
 		enum perf_base_state state;
 		const struct perf_entry *e;
 		enum perf_verdict verdict;
-		enum perf_check_why why;
 		const char *reason;
 	} t[] = {
-		{ PERF_BASE_MISSING, NULL, PERF_SKIP, PERF_WHY_NO_BASELINE,
+		{ PERF_BASE_MISSING, NULL, PERF_SKIP,
 		  "no baseline for this machine (why it is not usable); record one with ./run_perf.sh record",
 		},
-		{ PERF_BASE_ELSEWHERE, NULL, PERF_SKIP, PERF_WHY_ELSEWHERE,
+		{ PERF_BASE_ELSEWHERE, NULL, PERF_SKIP,
 		  "cannot be judged here: why it is not usable",
 		},
-		{ PERF_BASE_BAD, NULL, PERF_FAIL, PERF_WHY_BAD_BASELINE,
+		{ PERF_BASE_BAD, NULL, PERF_FAIL,
 		  "bad baseline: why it is not usable",
 		},
-		{ PERF_BASE_RECORD, NULL, PERF_RECORD, PERF_WHY_RECORDING,
+		{ PERF_BASE_RECORD, NULL, PERF_RECORD,
 		  "to be recorded into /b/base",
 		},
-		{ PERF_BASE_OK, NULL, PERF_SKIP, PERF_WHY_NO_ENTRY,
+		{ PERF_BASE_OK, NULL, PERF_SKIP,
 		  "/b/base has no entry for it; record one with ./run_perf.sh record",
 		},
 	};
@@ -416,7 +400,6 @@ TEST(check_baseline_states)
 	for (i = 0; i < ARRAY_SIZE(t); i++) {
 		c = run_check(t[i].state, t[i].e, 0.05, flat_r);
 		EXPECT_EQ(t[i].verdict, c.verdict) TH_LOG("row %zu", i);
-		EXPECT_EQ(t[i].why, c.why) TH_LOG("row %zu", i);
 		EXPECT_STREQ(t[i].reason, c.reason);
 		EXPECT_EQ(NULL, c.entry);
 		/* --tolerance is what the JSON says, judged or not */
@@ -426,44 +409,48 @@ TEST(check_baseline_states)
 		/* an entry only counts in a baseline that can judge */
 		if (t[i].state != PERF_BASE_OK) {
 			c = run_check(t[i].state, &e, 0.05, flat_r);
-			EXPECT_EQ(t[i].why, c.why);
+			EXPECT_EQ(t[i].verdict, c.verdict);
+			EXPECT_STREQ(t[i].reason, c.reason);
 			EXPECT_EQ(NULL, c.entry);
 		}
 	}
-	EXPECT_STREQ("skip", perf_check_name(PERF_SKIP));
-	EXPECT_STREQ("record", perf_check_name(PERF_RECORD));
+	EXPECT_STREQ("skip", perf_verdict_names[PERF_SKIP]);
+	EXPECT_STREQ("record", perf_verdict_names[PERF_RECORD]);
 }
 
 /* An unusable or confined series is never judged, nor recorded. */
 TEST(check_series_first)
 {
 	const struct perf_entry e = check_entry(0.3, 3, 0.001);
-	const struct perf_check_base b = { PERF_BASE_RECORD, &e, "/b", "m" };
-	const struct perf_check_base ok = { PERF_BASE_OK, &e, "/b", "m" };
-	const struct perf_check_settings set = { NAN, 60, 2 };
-	struct perf_check_series s = { false, true, "x", flat_r, 4, 0 };
+	struct perf_check_in in = {
+		PERF_BASE_RECORD, &e, "/b", "m", NAN, 60, 2,
+		false, true, "x", flat_r, 4, 0,
+	};
 	struct perf_check c;
 
-	c = perf_check(&b, &set, &s);
+	c = perf_check(&in);
 	EXPECT_EQ(PERF_SKIP, (int)c.verdict);
-	EXPECT_EQ(PERF_WHY_UNMEASURED, (int)c.why);
 	EXPECT_STREQ("no valid measurement", c.reason);
-	c = perf_check(&ok, &set, &s);
-	EXPECT_EQ(PERF_WHY_UNMEASURED, (int)c.why);
+	in.state = PERF_BASE_OK;
+	c = perf_check(&in);
+	EXPECT_STREQ("no valid measurement", c.reason);
 	EXPECT_EQ(NULL, c.entry);
-	s.usable = true;
-	s.label = "some_profile (enforce)";
-	c = perf_check(&b, &set, &s);
+	in.usable = true;
+	in.label = "some_profile (enforce)";
+	in.state = PERF_BASE_RECORD;
+	c = perf_check(&in);
 	EXPECT_EQ(PERF_SKIP, (int)c.verdict);
-	EXPECT_EQ(PERF_WHY_CONFINED, (int)c.why);
 	EXPECT_STREQ(c.reason,
 		     "task is confined ('some_profile (enforce)'), run it unconfined");
-	c = perf_check(&ok, &set, &s);
-	EXPECT_EQ(PERF_WHY_CONFINED, (int)c.why);
-	s.confined = false;
-	c = perf_check(&ok, &set, &s);
+	in.state = PERF_BASE_OK;
+	c = perf_check(&in);
+	EXPECT_EQ(PERF_SKIP, (int)c.verdict);
+	EXPECT_STREQ(c.reason,
+		     "task is confined ('some_profile (enforce)'), run it unconfined");
+	in.confined = false;
+	c = perf_check(&in);
 	EXPECT_EQ(PERF_FAIL, (int)c.verdict);
-	EXPECT_EQ(PERF_WHY_JUDGED, (int)c.why);
+	EXPECT_FALSE(isnan(c.limit));
 }
 
 TEST(check_tolerance_and_catches_text)

@@ -1,13 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The timed sends of af_unix_send_perf and what they run on.  See
- * send_workload.h.
- *
- * Only the send calls are timed: every batch is bracketed by two
- * clock_gettime(CLOCK_MONOTONIC) calls and the intervals are summed.
- * Filling, draining and validating the payload happen between batches;
- * draining after every batch also keeps the receive queue short, so no
- * send ever waits for buffer space.
+ * The timed sends of af_unix_send_perf and what they run on.  Only the
+ * send calls are timed, a batch at a time; filling, draining and checking
+ * happen between batches, and draining after each keeps the receive queue
+ * short, so that no send ever waits for buffer space.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -36,39 +32,18 @@ void wl_free(struct sock_ctx *c)
 	if (c->sv[1] >= 0)
 		close(c->sv[1]);
 	free(c->sbuf);
-	memset(c, 0, sizeof(*c));
-	c->sv[0] = c->sv[1] = -1;
+	*c = (struct sock_ctx){ .sv = { -1, -1 } };
 }
 
-/* io_uring may be compiled out, disabled by sysctl, or denied. */
-static int ring_init(struct sock_ctx *c, char *reason, size_t rlen)
+static void read_or(const char *path, char *buf, size_t len, const char *dflt)
 {
-#ifdef HAVE_LIBURING
-	char buf[16];
-	int ret;
-
-	ret = io_uring_queue_init(WL_BATCH, &c->ring, 0);
-	if (ret) {
-		if (aa_read_line("/proc/sys/kernel/io_uring_disabled", buf,
-				 sizeof(buf)))
-			snprintf(buf, sizeof(buf), "?");
-		snprintf(reason, rlen,
-			 "io_uring_queue_init: %s (kernel.io_uring_disabled=%s)",
-			 strerror(-ret), buf);
-		return -1;
-	}
-	c->have_ring = true;
-	return 0;
-#else
-	(void)c;
-	snprintf(reason, rlen, "built without liburing");
-	return -1;
-#endif
+	if (aa_read_line(path, buf, len) || !buf[0])
+		snprintf(buf, len, "%s", dflt);
 }
 
-static uint8_t pattern(uint64_t seq, unsigned int i)
+static __u8 pattern(__u64 seq, unsigned int i)
 {
-	return (uint8_t)(seq * 131 + i);
+	return (__u8)(seq * 131 + i);
 }
 
 /* Sequence number first, then a pattern that depends on it. */
@@ -77,8 +52,8 @@ static void fill_batch(struct sock_ctx *c, unsigned int n)
 	unsigned int i, j;
 
 	for (i = 0; i < n; i++) {
-		uint8_t *p = c->siov[i].iov_base;
-		uint64_t seq = c->seq + i;
+		__u8 *p = c->siov[i].iov_base;
+		__u64 seq = c->seq + i;
 
 		memcpy(p, &seq, sizeof(seq));
 		for (j = sizeof(seq); j < c->size; j++)
@@ -86,29 +61,7 @@ static void fill_batch(struct sock_ctx *c, unsigned int n)
 	}
 }
 
-static void prep_batch(struct sock_ctx *c, unsigned int n)
-{
-#ifdef HAVE_LIBURING
-	struct io_uring_sqe *sqe;
-	unsigned int i;
-
-	if (c->workload != WL_IOURING)
-		return;
-	for (i = 0; i < n; i++) {
-		sqe = io_uring_get_sqe(&c->ring);
-		io_uring_prep_send(sqe, c->sv[0], c->siov[i].iov_base, c->size,
-				   MSG_DONTWAIT);
-	}
-#else
-	(void)c;
-	(void)n;
-#endif
-}
-
-/*
- * The timed part: nothing but the sends.  MSG_DONTWAIT makes a full
- * send buffer an error instead of a hang.
- */
+/* The timed part.  MSG_DONTWAIT: a full send buffer fails, never hangs. */
 static int send_batch(struct sock_ctx *c, unsigned int n)
 {
 	unsigned int i;
@@ -131,36 +84,41 @@ static int send_batch(struct sock_ctx *c, unsigned int n)
 	return -1;
 }
 
-/* io_uring reports each send's result in its completion. */
-static unsigned int reap_batch(struct sock_ctx *c, unsigned int n)
+/*
+ * io_uring: the sends are queued before the timed submission, and each
+ * reports its result in a completion; returns the sends that failed.
+ */
+static unsigned int ring_batch(struct sock_ctx *c, unsigned int n, bool reap)
 {
 	unsigned int bad = 0;
 #ifdef HAVE_LIBURING
 	struct io_uring_cqe *cqe;
 	unsigned int i;
 
-	if (c->workload != WL_IOURING)
-		return 0;
-	for (i = 0; i < n; i++) {
-		if (io_uring_wait_cqe(&c->ring, &cqe)) {
-			bad += n - i;
-			break;
+	for (i = 0; c->workload == WL_IOURING && i < n; i++) {
+		if (!reap) {
+			io_uring_prep_send(io_uring_get_sqe(&c->ring), c->sv[0],
+					   c->siov[i].iov_base, c->size,
+					   MSG_DONTWAIT);
+			continue;
 		}
-		if (cqe->res != (int)c->size)
-			bad++;
+		if (io_uring_wait_cqe(&c->ring, &cqe))
+			return bad + n - i;
+		bad += cqe->res != (int)c->size;
 		io_uring_cqe_seen(&c->ring, cqe);
 	}
 #else
 	(void)c;
 	(void)n;
+	(void)reap;
 #endif
 	return bad;
 }
 
-static bool msg_ok(struct sock_ctx *c, unsigned int i, uint64_t seq)
+static bool msg_ok(struct sock_ctx *c, unsigned int i, __u64 seq)
 {
-	const uint8_t *p = c->riov[i].iov_base;
-	uint64_t got;
+	const __u8 *p = c->riov[i].iov_base;
+	__u64 got;
 	unsigned int j;
 
 	if (c->rmsg[i].msg_len != c->size ||
@@ -175,7 +133,7 @@ static bool msg_ok(struct sock_ctx *c, unsigned int i, uint64_t seq)
 	return true;
 }
 
-/* Receive @n messages and check count, length, order and payload. */
+/* Receives @n messages and checks count, length, order and payload. */
 static void drain_batch(struct sock_ctx *c, unsigned int n,
 			struct wl_count *cnt)
 {
@@ -200,36 +158,24 @@ static void drain_batch(struct sock_ctx *c, unsigned int n,
 	c->seq += n;
 }
 
-static int sndbuf(int fd)
-{
-	socklen_t len = sizeof(int);
-	int v = 0;
-
-	getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &v, &len);
-	return v;
-}
-
-static void set_sndbuf(int fd, int bytes)
-{
-	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &bytes, sizeof(bytes)))
-		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &bytes, sizeof(bytes));
-}
-
 /*
- * What a message costs the send buffer depends on the kernel (skb
- * truesize, page rounding for large messages), so instead of computing it
- * send whole batches, outside any timed region, growing the buffer until
- * one fits.  The probe messages are received and checked like any other.
+ * What a message costs the send buffer depends on the kernel (truesize,
+ * page rounding), so whole batches are sent, untimed, growing the buffer
+ * until one fits; they are received and checked like any other.
  */
 static int fit_batch(struct sock_ctx *c, char *reason, size_t rlen)
 {
 	struct wl_count cnt = { 0 };
-	int ask = WL_BATCH * (c->size + 1024), r, err = 0, tries;
+	int ask = WL_BATCH * (c->size + 1024), r, err = 0, have;
+	socklen_t len = sizeof(have);
 	char wmem[32];
 
-	for (tries = 0; tries < 16; tries++) {
-		if (sndbuf(c->sv[0]) < ask)
-			set_sndbuf(c->sv[0], ask);
+	for (; ask <= (1 << 29); ask *= 2) {
+		getsockopt(c->sv[0], SOL_SOCKET, SO_SNDBUF, &have, &len);
+		if (have < ask && setsockopt(c->sv[0], SOL_SOCKET,
+					     SO_SNDBUFFORCE, &ask, sizeof(ask)))
+			setsockopt(c->sv[0], SOL_SOCKET, SO_SNDBUF, &ask,
+				   sizeof(ask));
 		fill_batch(c, WL_BATCH);
 		r = sendmmsg(c->sv[0], c->smsg, WL_BATCH, MSG_DONTWAIT);
 		err = r < 0 ? errno : 0;
@@ -240,30 +186,26 @@ static int fit_batch(struct sock_ctx *c, char *reason, size_t rlen)
 		}
 		if (r == (int)WL_BATCH)
 			return 0;
-		if (r < 0 && err != EAGAIN && err != EMSGSIZE && err != ENOBUFS)
+		if (err && err != EAGAIN && err != EMSGSIZE && err != ENOBUFS)
 			break;
-		if (ask > (1 << 28))
-			break;
-		ask *= 2;
 	}
-	if (aa_read_line("/proc/sys/net/core/wmem_max", wmem, sizeof(wmem)))
-		snprintf(wmem, sizeof(wmem), "?");
+	getsockopt(c->sv[0], SOL_SOCKET, SO_SNDBUF, &have, &len);
+	read_or("/proc/sys/net/core/wmem_max", wmem, sizeof(wmem), "?");
 	snprintf(reason, rlen,
 		 "a batch of %u x %u B does not fit in the send buffer (SO_SNDBUF %d, net.core.wmem_max %s; SO_SNDBUFFORCE needs CAP_NET_ADMIN): %s",
-		 WL_BATCH, c->size, sndbuf(c->sv[0]), wmem,
-		 err ? strerror(err) : "short send");
+		 WL_BATCH, c->size, have, wmem, err ? strerror(err) : "short send");
 	return -1;
 }
 
 int wl_init(struct sock_ctx *c, int type, int workload, unsigned int size,
 	    char *reason, size_t rlen, bool *skip)
 {
+	char buf[16];
 	unsigned int i;
+	int ret = 0;
 
-	memset(c, 0, sizeof(*c));
-	c->sv[0] = c->sv[1] = -1;
-	c->workload = workload;
-	c->size = size;
+	*c = (struct sock_ctx){ .sv = { -1, -1 }, .workload = workload,
+				.size = size };
 	*skip = false;
 	if (socketpair(AF_UNIX, type | SOCK_CLOEXEC, 0, c->sv)) {
 		snprintf(reason, rlen, "socketpair: %s", strerror(errno));
@@ -287,20 +229,23 @@ int wl_init(struct sock_ctx *c, int type, int workload, unsigned int size,
 	}
 	if (fit_batch(c, reason, rlen))
 		return -1;
-	if (workload == WL_IOURING && ring_init(c, reason, rlen)) {
-		*skip = true;
-		return -1;
-	}
-	return 0;
-}
-
-/* The receive queue must be empty at the end of a round. */
-static void check_empty(struct sock_ctx *c, struct wl_count *cnt)
-{
-	char b;
-
-	if (recv(c->sv[1], &b, 1, MSG_DONTWAIT) >= 0 || errno != EAGAIN)
-		cnt->failures++;
+	if (workload != WL_IOURING)
+		return 0;
+	/* io_uring may be compiled out, disabled by sysctl, or denied: SKIP */
+#ifdef HAVE_LIBURING
+	ret = io_uring_queue_init(WL_BATCH, &c->ring, 0);
+	c->have_ring = !ret;
+	if (!ret)
+		return 0;
+#endif
+	read_or("/proc/sys/kernel/io_uring_disabled", buf, sizeof(buf), "?");
+	if (ret)
+		snprintf(reason, rlen, "io_uring_queue_init: %s (kernel.io_uring_disabled=%s)",
+			 strerror(-ret), buf);
+	else
+		snprintf(reason, rlen, "built without liburing");
+	*skip = true;
+	return -1;
 }
 
 double wl_now_ns(void)
@@ -317,11 +262,12 @@ int wl_round(struct sock_ctx *c, unsigned int msgs, struct wl_count *cnt,
 	unsigned int left = msgs, n;
 	double t0, total = 0;
 	int ret, err;
+	char b;
 
-	while (left) {
+	for (; left; left -= n) {
 		n = left < WL_BATCH ? left : WL_BATCH;
 		fill_batch(c, n);
-		prep_batch(c, n);
+		ring_batch(c, n, false);
 		t0 = wl_now_ns();
 		ret = send_batch(c, n);
 		err = errno;	/* a vDSO clock_gettime() leaves it alone */
@@ -335,19 +281,19 @@ int wl_round(struct sock_ctx *c, unsigned int msgs, struct wl_count *cnt,
 				 ret < 0 ? strerror(err) : "short send");
 			return -1;
 		}
-		cnt->failures += reap_batch(c, n);
+		cnt->failures += ring_batch(c, n, true);
 		drain_batch(c, n, cnt);
-		left -= n;
 	}
-	check_empty(c, cnt);
+	/* the receive queue must be empty at the end of a round */
+	if (recv(c->sv[1], &b, 1, MSG_DONTWAIT) >= 0 || errno != EAGAIN)
+		cnt->failures++;
 	*ns_per_msg = total / msgs;
 	return 0;
 }
 
 /*
  * Migrations must not land inside a timed batch; the highest allowed CPU
- * by default, as seccomp_benchmark does, because CPU 0 tends to take more
- * interrupts.
+ * by default, as seccomp_benchmark does: CPU 0 takes more interrupts.
  */
 unsigned int wl_pin_cpu(unsigned int cpu)
 {
@@ -368,12 +314,6 @@ unsigned int wl_pin_cpu(unsigned int cpu)
 	if (sched_setaffinity(0, sizeof(set), &set))
 		ksft_exit_fail_perror("sched_setaffinity");
 	return cpu;
-}
-
-static void read_or(const char *path, char *buf, size_t len, const char *dflt)
-{
-	if (aa_read_line(path, buf, len) || !buf[0])
-		snprintf(buf, len, "%s", dflt);
 }
 
 static void cpu_model(char *buf, size_t len)
@@ -399,13 +339,17 @@ static void cpu_model(char *buf, size_t len)
 void wl_env_probe(struct wl_env *env)
 {
 	const char *slow = getenv("KSFT_MACHINE_SLOW"), *v, *w;
+	size_t n = strlen(ICOUNT_WORD);
 	time_t t = time(NULL);
 	bool lockdep = !access("/proc/lockdep", F_OK);
 	bool kmemleak = !access("/sys/kernel/debug/kmemleak", F_OK);
-	struct timespec ts;
-	double t0;
-	int i;
 
+	/* lockdep and kmemleak cost more than the send path's own work */
+	if (lockdep || kmemleak)
+		ksft_exit_skip("a debug kernel (%s%s%s): its timings are not the kernel's\n",
+			       lockdep ? "lockdep" : "",
+			       lockdep && kmemleak ? ", " : "",
+			       kmemleak ? "kmemleak" : "");
 	uname(&env->uts);
 	aa_env_probe(&env->aa);
 	if (aa_task_label(env->label, sizeof(env->label)))
@@ -413,8 +357,7 @@ void wl_env_probe(struct wl_env *env)
 	env->unconfined = !strcmp(env->label, "unconfined");
 	read_or("/proc/cmdline", env->cmdline, sizeof(env->cmdline), "");
 	for (w = env->cmdline; (w = strstr(w, ICOUNT_WORD)); w++)
-		if ((w == env->cmdline || w[-1] == ' ') &&
-		    (!w[strlen(ICOUNT_WORD)] || w[strlen(ICOUNT_WORD)] == ' '))
+		if ((w == env->cmdline || w[-1] == ' ') && (!w[n] || w[n] == ' '))
 			env->icount = true;
 	env->machine_slow = slow && !strcmp(slow, "yes");
 	read_or("/etc/machine-id", env->id.machine_id,
@@ -428,26 +371,9 @@ void wl_env_probe(struct wl_env *env)
 		env->clocksource, sizeof(env->clocksource), "unknown");
 	/* debugfs has the dynamic model; else what the build says */
 	v = env->uts.version;
-	if (aa_read_line("/sys/kernel/debug/sched/preempt", env->preempt,
-			 sizeof(env->preempt)))
-		snprintf(env->preempt, sizeof(env->preempt), "%s",
-			 strstr(v, "PREEMPT_RT") ? "PREEMPT_RT" :
-			 strstr(v, "PREEMPT_DYNAMIC") ?
-			 "PREEMPT_DYNAMIC (model not readable)" :
-			 strstr(v, "PREEMPT") ? "PREEMPT" : "none or voluntary");
-	/*
-	 * Lockdep and kmemleak cost every lock and allocation more than the
-	 * send path's own work: timings there say nothing of what ships.
-	 */
-	if (lockdep || kmemleak)
-		ksft_exit_skip("a debug kernel (%s%s%s): its timings are not the kernel's\n",
-			       lockdep ? "lockdep" : "",
-			       lockdep && kmemleak ? ", " : "",
-			       kmemleak ? "kmemleak" : "");
+	read_or("/sys/kernel/debug/sched/preempt", env->preempt,
+		sizeof(env->preempt), strstr(v, "PREEMPT_RT") ? "PREEMPT_RT" :
+		strstr(v, "PREEMPT_DYNAMIC") ? "PREEMPT_DYNAMIC (model not readable)" :
+		strstr(v, "PREEMPT") ? "PREEMPT" : "none or voluntary");
 	strftime(env->time, sizeof(env->time), "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
-	/* every timed batch interval contains about one clock_gettime() */
-	t0 = wl_now_ns();
-	for (i = 0; i < 100000; i++)
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-	env->clock_ns = (wl_now_ns() - t0) / 100000;
 }

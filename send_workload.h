@@ -1,15 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The sends af_unix_send_perf times: one socketpair per socket type, a
- * batch of messages sent by sendmmsg(), io_uring SEND or send(), then
- * received and checked outside the timed region; and the machine they
- * are timed on: the clock, the CPU pinned to, what the run is on.
+ * The sends af_unix_send_perf times, a batch at a time by sendmmsg(),
+ * io_uring SEND or send() on a socketpair of each type, and the machine
+ * they are timed on.
  */
 #ifndef _SELFTESTS_APPARMOR_SEND_WORKLOAD_H
 #define _SELFTESTS_APPARMOR_SEND_WORKLOAD_H
 
 #include <stdbool.h>
-#include <stdint.h>
+#include <linux/types.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <sys/utsname.h>
@@ -35,8 +34,7 @@ extern const int s_types[NR_S];
 
 /* Messages that arrived whole and in order, and those that did not. */
 struct wl_count {
-	unsigned long long validated;
-	unsigned long long failures;
+	unsigned long long validated, failures;
 };
 
 struct sock_ctx {
@@ -46,7 +44,7 @@ struct sock_ctx {
 	char *sbuf;		/* WL_BATCH messages to send, then to receive */
 	struct iovec siov[WL_BATCH], riov[WL_BATCH];
 	struct mmsghdr smsg[WL_BATCH], rmsg[WL_BATCH];
-	uint64_t seq;
+	__u64 seq;
 	bool have_ring;
 #ifdef HAVE_LIBURING
 	struct io_uring ring;
@@ -54,18 +52,16 @@ struct sock_ctx {
 };
 
 /*
- * A connected pair of @type, sized so that a batch fits in the send
- * buffer; -1 with the reason in @reason.  @skip is set when the reason is
- * something missing (io_uring) rather than a failure.
+ * A pair of @type whose send buffer fits a batch; -1 with the reason, and
+ * @skip set when it is something missing (io_uring) rather than a failure.
  */
 int wl_init(struct sock_ctx *c, int type, int workload, unsigned int size,
 	    char *reason, size_t rlen, bool *skip);
 /* Also after a failed wl_init(), and twice. */
 void wl_free(struct sock_ctx *c);
 /*
- * Sends @msgs messages in batches, receiving and checking each batch
- * after it; the time spent in the send calls only, per message, goes to
- * @ns_per_msg.  -1 with the reason when a send fails.
+ * Sends @msgs messages, checking each batch after it; the time in the send
+ * calls per message in @ns_per_msg.  -1 with the reason when a send fails.
  */
 int wl_round(struct sock_ctx *c, unsigned int msgs, struct wl_count *cnt,
 	     double *ns_per_msg, char *reason, size_t rlen);
@@ -82,7 +78,6 @@ struct wl_env {
 	struct perf_system sys;
 	char cmdline[4096], clocksource[64], preempt[128];
 	char time[32];		/* UTC, ISO 8601 */
-	double clock_ns;	/* cost of one clock_gettime() */
 };
 
 /* Fills @env; a debug kernel SKIPs the program (ksft_exit_skip()). */
