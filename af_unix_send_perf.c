@@ -12,15 +12,13 @@
  *
  * Every message must arrive whole and in order.  The unconfined series is
  * judged against a baseline of this machine (perf_baseline.h) as
- * perf_verdict.h says.  Absolute ns/msg are printed, never judged.  Exit
- * status follows kselftest; bad options exit KSFT_FAIL (1).
+ * perf_verdict.h says.  Absolute ns/msg are printed, never judged.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <sched.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,7 +69,7 @@ static struct {
 	.v_mask = (1U << NR_V) - 1,
 };
 
-enum { OT_UINT, OT_SECS, OT_PCT, OT_SIZES, OT_NAMES, OT_PATH, OT_RECORD };
+enum { OT_UINT, OT_DOUBLE, OT_SIZES, OT_NAMES, OT_PATH, OT_RECORD };
 
 static const struct {
 	const char *name;
@@ -86,9 +84,9 @@ static const struct {
 	{ "msgs", OT_UINT, &opts.msgs, 1, 1U << 30, NULL },
 	{ "cpu", OT_UINT, &opts.cpu, 0, CPU_SETSIZE - 1, NULL },
 	{ "runs", OT_UINT, &opts.runs, PERF_MIN_RUNS, PERF_MAX_RUNS, NULL },
-	{ "budget", OT_SECS, &opts.budget_s, 0, 3600, NULL },
+	{ "budget", OT_DOUBLE, &opts.budget_s, 0, 3600, NULL },
 	/* (0,100]: 1 / 1e9 is the smallest above 0 it takes */
-	{ "tolerance", OT_PCT, &opts.tolerance, 1 / 1e9, 100, NULL },
+	{ "tolerance", OT_DOUBLE, &opts.tolerance, 1 / 1e9, 100, NULL },
 	{ "sizes", OT_SIZES, opts.sizes, WL_MIN_SIZE, WL_MAX_SIZE, NULL },
 	{ "workloads", OT_NAMES, &opts.wl_mask, 0, NR_WL, wl_names },
 	{ "variants", OT_NAMES, &opts.v_mask, 0, NR_V, v_names },
@@ -134,7 +132,6 @@ static void __noreturn bad_opt(const char *name, const char *why)
 	exit(KSFT_FAIL);
 }
 
-/* A comma separated list of @nr @names as a mask, a bit each. */
 static unsigned int opt_names(const char * const *names, int nr)
 {
 	const char *s = optarg, *end;
@@ -172,25 +169,22 @@ static void parse_opts(int argc, char **argv)
 			print_usage(c == 'h' ? stdout : stderr);
 			exit(c == 'h' ? KSFT_PASS : KSFT_FAIL);
 		}
+		snprintf(why, sizeof(why), "expected %s %.10g..%.10g",
+			 ot[c].type ? "a number" : "an integer", ot[c].min, ot[c].max);
 		switch (ot[c].type) {
 		case OT_UINT:
-			snprintf(why, sizeof(why), "expected an integer %.0f..%.0f",
-				 ot[c].min, ot[c].max);
 			if (perf_parse_uint(optarg, ot[c].min, ot[c].max, &v))
 				bad_opt(ot[c].name, why);
 			*(unsigned int *)ot[c].p = v;
 			break;
-		case OT_SECS:
-		case OT_PCT:
+		case OT_DOUBLE:
 			if (perf_parse_double(optarg, ot[c].min, ot[c].max, ot[c].p))
-				bad_opt(ot[c].name, ot[c].type == OT_SECS ?
-					"expected seconds, 0..3600" :
-					"expected a percentage in (0,100]");
+				bad_opt(ot[c].name, why);
 			break;
 		case OT_SIZES:
 			if (perf_parse_uint_list(optarg, ot[c].min, ot[c].max,
 						 opts.sizes, MAX_SIZES, &opts.nr_sizes))
-				bad_opt("sizes", "expected up to 16 sizes 8..65536");
+				bad_opt("sizes", "expected up to 16 of them");
 			break;
 		case OT_NAMES:
 			*(unsigned int *)ot[c].p = opt_names(ot[c].names, ot[c].max);
@@ -285,7 +279,6 @@ static void jnum(const char *key, double v)
 		fprintf(jf, v == trunc(v) && fabs(v) < 1e15 ? "%.0f" : "%.10g", v);
 }
 
-/* Starts an item of list @l with the series (@variant: unless NULL). */
 static bool jitem(int l, const char *variant, int wl, unsigned int size)
 {
 	if (!opts.json)
@@ -331,24 +324,6 @@ static void json_write(void)
 	fputs("\n}\n", jf);
 	if (fclose(jf))
 		ksft_exit_fail_msg("--json %s: %s\n", opts.json, strerror(errno));
-}
-
-/* kselftest.h counts in each file apart: every result goes through here */
-static void __printf(3, 4) result(int code, const char *tag,
-				  const char *fmt, ...)
-{
-	char msg[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (code == KSFT_PASS)
-		ksft_test_result_pass("%s: %s\n", tag, msg);
-	else if (code == KSFT_SKIP)
-		ksft_test_result_skip("%s: %s\n", tag, msg);
-	else
-		ksft_test_result_fail("%s: %s\n", tag, msg);
 }
 
 /* A series of paired rounds; shared with a child (MAP_SHARED). */
@@ -478,12 +453,11 @@ static void run_in_child(int wl, unsigned int size, const char *prof,
 	}
 }
 
-/* The series' lines and result; true when it can be judged. */
 static bool report_series(int v, int wl, unsigned int size,
 			  const struct series *r)
 {
 	unsigned long long ok, bad;
-	char tag[96];
+	char tag[96], msg[256];
 	size_t i;
 	int s;
 
@@ -494,7 +468,7 @@ static bool report_series(int v, int wl, unsigned int size,
 			jstr("reason", r->reason);
 			fputc('}', jf);
 		}
-		result(r->status, tag, "%s", r->reason);
+		ksft_test_result_report(r->status, "%s: %s\n", tag, r->reason);
 		return false;
 	}
 	for (s = 0; opts.json && s < NR_S; s++) {
@@ -518,13 +492,14 @@ static bool report_series(int v, int wl, unsigned int size,
 	ok = r->cnt[0].validated + r->cnt[1].validated;
 	bad = r->cnt[0].failures + r->cnt[1].failures;
 	if (bad)
-		result(KSFT_FAIL, tag, "%llu validation failures (%llu messages ok)",
-		       bad, ok);
+		snprintf(msg, sizeof(msg), "%llu validation failures (%llu messages ok)",
+			 bad, ok);
 	else
-		result(KSFT_PASS, tag,
-		       "%llu messages validated, dgram %.1f seqpacket %.1f ns/msg, ratio %.4f",
-		       ok, r->sum[S_DGRAM].mean, r->sum[S_SEQPACKET].mean,
-		       r->ratio.mean);
+		snprintf(msg, sizeof(msg),
+			 "%llu messages validated, dgram %.1f seqpacket %.1f ns/msg, ratio %.4f",
+			 ok, r->sum[S_DGRAM].mean, r->sum[S_SEQPACKET].mean,
+			 r->ratio.mean);
+	ksft_test_result_report(bad ? KSFT_FAIL : KSFT_PASS, "%s: %s\n", tag, msg);
 	return !bad;
 }
 
@@ -570,7 +545,6 @@ static const char *variant_setup(int v, char *reason, size_t rlen)
 	return NULL;
 }
 
-/* This run's baseline: as loaded, or as --record and --add-run fill it. */
 static struct {
 	struct perf_baseline b;
 	enum perf_base_state state;
@@ -628,7 +602,6 @@ static void load_baseline(void)
 		base.state = PERF_BASE_RECORD;
 }
 
-/* Adds the run in @r to the baseline: 0 or -E2BIG when it is full. */
 static int add_run(int wl, unsigned int size, const struct series *r)
 {
 	const struct perf_run_result run = {
@@ -669,7 +642,6 @@ static void record_runs(int wl, unsigned int size, struct series *shared)
 	memcpy(shared->cnt, total, sizeof(total));
 }
 
-/* A verdict's result line, and its record in the JSON. */
 static void verdict(int code, const char *tag, const char *name,
 		    int wl, unsigned int size, const struct perf_check *c)
 {
@@ -686,10 +658,9 @@ static void verdict(int code, const char *tag, const char *name,
 		jnum("baseline_spread", e ? e->spread : NAN);
 		fputc('}', jf);
 	}
-	result(code, tag, "%s", c->reason);
+	ksft_test_result_report(code, "%s: %s\n", tag, c->reason);
 }
 
-/* --record and --add-run: the series' runs go into the baseline. */
 static void record_entry(const char *tag, int wl, unsigned int size,
 			 const struct series *r, struct perf_check *c)
 {

@@ -22,7 +22,6 @@
 /* The largest file: every entry full of runs, about 80 bytes a line. */
 #define FILE_MAX	(PERF_MAX_ENTRIES * (PERF_MAX_RUNS + 1) * 80 + 4096)
 
-/* Sets the reason in @err for the caller to return. */
 static int bad(char *err, size_t len, const char *fmt, ...)
 {
 	va_list ap;
@@ -31,25 +30,6 @@ static int bad(char *err, size_t len, const char *fmt, ...)
 	vsnprintf(err, len, fmt, ap);
 	va_end(ap);
 	return -EINVAL;
-}
-
-/* Digits only: strtoull would accept "-1", " 1" and "+1". */
-int perf_parse_uint(const char *s, unsigned long long min,
-		    unsigned long long max, unsigned long long *out)
-{
-	unsigned long long v;
-	char *end;
-
-	if (!s || *s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end)
-		return errno ? -ERANGE : -EINVAL;
-	if (v < min || v > max)
-		return -ERANGE;
-	*out = v;
-	return 0;
 }
 
 int perf_parse_double(const char *s, double min, double max, double *out)
@@ -68,6 +48,19 @@ int perf_parse_double(const char *s, double min, double max, double *out)
 		return -ERANGE;
 	*out = v;
 	return 0;
+}
+
+/* Digits only; exact below 2^53, far above what any caller takes. */
+int perf_parse_uint(const char *s, unsigned long long min,
+		    unsigned long long max, unsigned long long *out)
+{
+	double v;
+	int ret = s && strspn(s, "0123456789") == strlen(s) ?
+		perf_parse_double(s, min, max, &v) : -EINVAL;
+
+	if (!ret)
+		*out = v;
+	return ret;
 }
 
 int perf_parse_uint_list(const char *s, unsigned long long min,
@@ -117,7 +110,6 @@ char *perf_read_file(const char *path, size_t max, char *err, size_t errlen)
 	return buf;
 }
 
-/* The keys of the file, in the order they are written. */
 enum { K_VERSION, K_TEXT, K_BOOL, K_UINT, K_END };
 
 static const struct key {
@@ -167,7 +159,6 @@ static int key_value(const struct key *k, const char *v,
 	return 0;
 }
 
-/* Splits @v into the exactly 5 blank separated fields of a run or entry. */
 static int fields(char *v, char **f)
 {
 	char *save;
@@ -199,7 +190,6 @@ static int run_line(char *v, struct perf_baseline *b,
 	return perf_baseline_add_run(b, f[0], size, &r);
 }
 
-/* An entry line says what the runs before it give. */
 static int entry_line(char *v, struct perf_baseline *b,
 		      unsigned long long *claimed, char *err, size_t errlen)
 {
@@ -470,7 +460,6 @@ int perf_baseline_add_run(struct perf_baseline *b, const char *workload,
 	if (e->nr_runs == PERF_MAX_RUNS)
 		return -E2BIG;
 	e->runs[e->nr_runs++] = *r;
-	/* the means and the spread (sample stdev / mean) of the runs */
 	n = e->nr_runs;
 	for (i = 0; i < n; i++)
 		sum += e->runs[i].ratio;

@@ -23,8 +23,7 @@
 #define PERF_ERR_MAX		512
 
 struct perf_identity {
-	char machine_id[PERF_ID_MAX];
-	char cpu_model[PERF_ID_MAX];
+	char machine_id[PERF_ID_MAX], cpu_model[PERF_ID_MAX];
 };
 
 struct perf_system {
@@ -38,7 +37,6 @@ struct perf_settings {
 	bool icount;
 };
 
-/* What one run measured of one workload and size. */
 struct perf_run_result {
 	double ratio, dgram_ns, seqpacket_ns;
 };
@@ -48,9 +46,7 @@ struct perf_entry {
 	unsigned int msg_size;
 	size_t nr_runs;
 	struct perf_run_result runs[PERF_MAX_RUNS];
-	/* of the runs, kept by perf_baseline_add_run() */
-	double ratio;		/* mean */
-	double spread;		/* sample stdev / mean; 0 for 1 run */
+	double ratio, spread;	/* the runs' mean, sample stdev / mean */
 };
 
 struct perf_baseline {
@@ -76,23 +72,18 @@ enum perf_match {
 int perf_parse_uint(const char *s, unsigned long long min,
 		    unsigned long long max, unsigned long long *out);
 int perf_parse_double(const char *s, double min, double max, double *out);
-/* "a,b,c": no empty items; -E2BIG for more than @max_n. */
 int perf_parse_uint_list(const char *s, unsigned long long min,
 			 unsigned long long max, unsigned int *out,
 			 size_t max_n, size_t *n);
-/* A whole text file of at most @max bytes, or NULL, the reason in @err. */
 char *perf_read_file(const char *path, size_t max, char *err, size_t errlen);
-
 /* 0, -ENOENT when the file does not exist, another -errno otherwise. */
 int perf_baseline_load(const char *path, struct perf_baseline *b,
 		       char *err, size_t errlen);
 int perf_baseline_parse(const char *text, struct perf_baseline *b,
 			char *err, size_t errlen);
 int perf_baseline_write(FILE *f, const struct perf_baseline *b);
-/* Written whole or not at all. */
 int perf_baseline_store(const char *path, const struct perf_baseline *b,
 			char *err, size_t errlen);
-/* What differs, described in @err when not PERF_MATCH. */
 enum perf_match perf_baseline_match(const struct perf_baseline *b,
 				    const struct perf_identity *id,
 				    const struct perf_system *sys,
@@ -101,7 +92,7 @@ enum perf_match perf_baseline_match(const struct perf_baseline *b,
 const struct perf_entry *perf_baseline_find(const struct perf_baseline *b,
 					    const char *workload,
 					    unsigned int msg_size);
-/* Into the entry of @workload and @msg_size, made if new; -E2BIG: full. */
+/* -E2BIG: the baseline or the entry is full. */
 int perf_baseline_add_run(struct perf_baseline *b, const char *workload,
 			  unsigned int msg_size,
 			  const struct perf_run_result *r);

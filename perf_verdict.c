@@ -130,7 +130,6 @@ int perf_check_tolerance(const struct perf_entry *e, double given,
 	return perf_tolerance(e->nr_runs, e->spread, tol);
 }
 
-/* How the check ended, its verdict and the reason its lines give. */
 static void ended(struct perf_check *c, enum perf_verdict v,
 		  const char *fmt, ...)
 {
@@ -142,7 +141,6 @@ static void ended(struct perf_check *c, enum perf_verdict v,
 	va_end(ap);
 }
 
-/* Each verdict line says what it was decided on and what it catches. */
 static void against_entry(const struct perf_check_in *in, struct perf_check *c)
 {
 	const struct perf_entry *e = in->entry;

@@ -24,7 +24,6 @@
 #include "perf_baseline.h"
 
 #define PERF_MAX_ROUNDS		1000
-/* Defaults of the benchmark, which the simulation uses too. */
 #define PERF_DEFAULT_ROUNDS	10
 #define PERF_DEFAULT_MAX_ROUNDS	60
 #define PERF_DEFAULT_BUDGET_S	2.0
@@ -36,9 +35,7 @@
 #define PERF_REASON_MAX		1024
 
 struct perf_summary {
-	double mean;
-	double stdev;	/* sample standard deviation (n - 1) */
-	double cv;	/* stdev / mean */
+	double mean, stdev, cv;	/* sample stdev (n - 1), stdev / mean */
 };
 
 /* Two-sided 95% Student t confidence interval of a mean. */
@@ -53,7 +50,6 @@ int perf_mean_ci(const double *v, size_t n, struct perf_ci *ci);
 double perf_t975(size_t df);
 double perf_t99(size_t df);
 
-/* perf_decide() gives the first three; UNDECIDED is a SKIP that leans. */
 enum perf_verdict {
 	PERF_PASS, PERF_FAIL, PERF_UNDECIDED, PERF_SKIP,
 	PERF_RECORD,	/* the series goes into the baseline */
@@ -63,7 +59,7 @@ struct perf_decision {
 	struct perf_ci ci;	/* of the per-round ratios */
 	double limit;		/* baseline * (1 + tolerance) */
 	double lean_pct;	/* (mean / limit - 1) * 100; > 0 leans to FAIL */
-	enum perf_verdict verdict;
+	enum perf_verdict verdict;	/* PASS, FAIL or UNDECIDED */
 };
 
 /* -EINVAL for fewer than 2 ratios, one not finite, base or tol <= 0. */
@@ -77,7 +73,6 @@ int perf_tolerance(size_t runs, double spread, double *tol);
  * half width @half; NAN under 2 runs.
  */
 double perf_mde(double tol, size_t runs, double spread, double half);
-/* Whether to measure another round. */
 bool perf_more(bool done, size_t n, double elapsed_s, size_t max_rounds,
 	       double max_s);
 
@@ -93,7 +88,6 @@ enum perf_base_state {
 	PERF_BASE_RECORD,	/* --record, --add-run: series go into it */
 };
 
-/* What a check is decided on: the baseline, the options, the series. */
 struct perf_check_in {
 	enum perf_base_state state;
 	const struct perf_entry *entry;	/* of the series; NULL: none */
@@ -123,9 +117,7 @@ struct perf_check {
 int perf_check_tolerance(const struct perf_entry *e, double given,
 			 double *tol);
 struct perf_check perf_check(const struct perf_check_in *in);
-/* "pass", "fail", "undecided", "skip" and "record" */
 extern const char * const perf_verdict_names[];
-/* What a verdict line says it catches, from perf_mde(); @buf, returned. */
 const char *perf_catches_text(double mde, char *buf, size_t len);
 
 #endif /* _SELFTESTS_APPARMOR_PERF_VERDICT_H */

@@ -27,10 +27,9 @@ void wl_free(struct sock_ctx *c)
 	if (c->have_ring)
 		io_uring_queue_exit(&c->ring);
 #endif
-	if (c->sv[0] >= 0)
-		close(c->sv[0]);
-	if (c->sv[1] >= 0)
-		close(c->sv[1]);
+	for (int i = 0; i < 2; i++)
+		if (c->sv[i] >= 0)
+			close(c->sv[i]);
 	free(c->sbuf);
 	*c = (struct sock_ctx){ .sv = { -1, -1 } };
 }
@@ -46,7 +45,6 @@ static __u8 pattern(__u64 seq, unsigned int i)
 	return (__u8)(seq * 131 + i);
 }
 
-/* Sequence number first, then a pattern that depends on it. */
 static void fill_batch(struct sock_ctx *c, unsigned int n)
 {
 	unsigned int i, j;
@@ -108,9 +106,7 @@ static unsigned int ring_batch(struct sock_ctx *c, unsigned int n, bool reap)
 		io_uring_cqe_seen(&c->ring, cqe);
 	}
 #else
-	(void)c;
-	(void)n;
-	(void)reap;
+	(void)c, (void)n, (void)reap;
 #endif
 	return bad;
 }
@@ -133,7 +129,6 @@ static bool msg_ok(struct sock_ctx *c, unsigned int i, __u64 seq)
 	return true;
 }
 
-/* Receives @n messages and checks count, length, order and payload. */
 static void drain_batch(struct sock_ctx *c, unsigned int n,
 			struct wl_count *cnt)
 {
@@ -318,20 +313,15 @@ unsigned int wl_pin_cpu(unsigned int cpu)
 
 static void cpu_model(char *buf, size_t len)
 {
-	char line[512], *p;
+	char line[512], model[512];
 	FILE *f = fopen("/proc/cpuinfo", "re");
 
 	snprintf(buf, len, "unknown");
-	while (f && fgets(line, sizeof(line), f)) {
-		p = strchr(line, ':');
-		if (strncmp(line, "model name", 10) || !p)
-			continue;
-		p += strspn(p + 1, " \t") + 1;
-		p[strcspn(p, "\n")] = '\0';
-		if (*p)
-			snprintf(buf, len, "%s", p);
-		break;
-	}
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "model name : %511[^\n]", model) == 1) {
+			snprintf(buf, len, "%.*s", (int)len - 1, model);
+			break;
+		}
 	if (f)
 		fclose(f);
 }
@@ -341,15 +331,13 @@ void wl_env_probe(struct wl_env *env)
 	const char *slow = getenv("KSFT_MACHINE_SLOW"), *v, *w;
 	size_t n = strlen(ICOUNT_WORD);
 	time_t t = time(NULL);
-	bool lockdep = !access("/proc/lockdep", F_OK);
-	bool kmemleak = !access("/sys/kernel/debug/kmemleak", F_OK);
+	const char *debug = !access("/proc/lockdep", F_OK) ? "lockdep" :
+		!access("/sys/kernel/debug/kmemleak", F_OK) ? "kmemleak" : NULL;
 
-	/* lockdep and kmemleak cost more than the send path's own work */
-	if (lockdep || kmemleak)
-		ksft_exit_skip("a debug kernel (%s%s%s): its timings are not the kernel's\n",
-			       lockdep ? "lockdep" : "",
-			       lockdep && kmemleak ? ", " : "",
-			       kmemleak ? "kmemleak" : "");
+	/* they cost more than the send path's own work */
+	if (debug)
+		ksft_exit_skip("a debug kernel (%s): its timings are not the kernel's\n",
+			       debug);
 	uname(&env->uts);
 	aa_env_probe(&env->aa);
 	if (aa_task_label(env->label, sizeof(env->label)))

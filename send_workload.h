@@ -32,7 +32,6 @@ extern const char * const wl_names[NR_WL];
 extern const char * const s_names[NR_S];
 extern const int s_types[NR_S];
 
-/* Messages that arrived whole and in order, and those that did not. */
 struct wl_count {
 	unsigned long long validated, failures;
 };
@@ -57,7 +56,6 @@ struct sock_ctx {
  */
 int wl_init(struct sock_ctx *c, int type, int workload, unsigned int size,
 	    char *reason, size_t rlen, bool *skip);
-/* Also after a failed wl_init(), and twice. */
 void wl_free(struct sock_ctx *c);
 /*
  * Sends @msgs messages, checking each batch after it; the time in the send
@@ -68,7 +66,6 @@ int wl_round(struct sock_ctx *c, unsigned int msgs, struct wl_count *cnt,
 /* The kernel command line word vmtest.sh --icount adds. */
 #define ICOUNT_WORD	"vmtest.icount=1"
 
-/* What the run is on: printed, written to the JSON, held to the baseline. */
 struct wl_env {
 	struct utsname uts;
 	char label[256];
@@ -82,7 +79,6 @@ struct wl_env {
 
 /* Fills @env; a debug kernel SKIPs the program (ksft_exit_skip()). */
 void wl_env_probe(struct wl_env *env);
-/* CLOCK_MONOTONIC in ns: every time af_unix_send_perf keeps. */
 double wl_now_ns(void);
 /* Pins to @cpu, CPU_SETSIZE: the highest allowed; exits when it cannot. */
 unsigned int wl_pin_cpu(unsigned int cpu);
