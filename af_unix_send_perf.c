@@ -170,7 +170,8 @@ static void parse_opts(int argc, char **argv)
 			exit(c == 'h' ? KSFT_PASS : KSFT_FAIL);
 		}
 		snprintf(why, sizeof(why), "expected %s %.10g..%.10g",
-			 ot[c].type ? "a number" : "an integer", ot[c].min, ot[c].max);
+			 ot[c].type == OT_UINT ? "an integer" : "a number",
+			 ot[c].min, ot[c].max);
 		switch (ot[c].type) {
 		case OT_UINT:
 			if (perf_parse_uint(optarg, ot[c].min, ot[c].max, &v))
@@ -184,7 +185,7 @@ static void parse_opts(int argc, char **argv)
 		case OT_SIZES:
 			if (perf_parse_uint_list(optarg, ot[c].min, ot[c].max,
 						 opts.sizes, MAX_SIZES, &opts.nr_sizes))
-				bad_opt("sizes", "expected up to 16 of them");
+				bad_opt("sizes", "expected up to 16 sizes 8..65536");
 			break;
 		case OT_NAMES:
 			*(unsigned int *)ot[c].p = opt_names(ot[c].names, ot[c].max);
