@@ -67,9 +67,9 @@ PERF_SRCS := perf_verdict.c perf_baseline.c
 SEND_SRCS := send_workload.c
 
 $(OUTPUT)/af_unix_send_perf: af_unix_send_perf.c $(SEND_SRCS) $(PERF_SRCS) \
-	common.c policy.c
-$(OUTPUT)/af_unix_send_perf: CFLAGS += $(URING_CFLAGS) $(APPARMOR_CFLAGS)
-$(OUTPUT)/af_unix_send_perf: LDLIBS += $(URING_LIBS) $(APPARMOR_LIBS) -lm
+	common.c
+$(OUTPUT)/af_unix_send_perf: CFLAGS += $(URING_CFLAGS)
+$(OUTPUT)/af_unix_send_perf: LDLIBS += $(URING_LIBS) -lm
 $(OUTPUT)/perf_verdict_test: perf_verdict_test.c perf_verdict.c
 $(OUTPUT)/perf_verdict_test: LDLIBS += -lm
 $(OUTPUT)/perf_baseline_test: perf_baseline_test.c perf_baseline.c

@@ -10,9 +10,11 @@
  * dgram/seqpacket ratio of paired rounds is the cost of the hook with the
  * rest of the path as its own control.
  *
- * Every message must arrive whole and in order.  The unconfined series is
+ * Every message must arrive whole and in order.  An unconfined series is
  * judged against a baseline of this machine (perf_baseline.h) as
- * perf_verdict.h says.  Absolute ns/msg are printed, never judged.
+ * perf_verdict.h says.  Absolute ns/msg are printed, never judged.  Under
+ * a profile (run_perf.sh confined) the series are named for it, and only
+ * measured: a baseline holds the unconfined ratio.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -22,30 +24,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "kselftest.h"
 #include "common.h"
-#include "policy.h"
 #include "perf_baseline.h"
 #include "perf_verdict.h"
 #include "send_workload.h"
 
 /* named as checkpatch's logging functions, so long formats stay whole */
 #define perf_info	ksft_print_msg
-#define PROFILE_PREFIX	"af_unix_send_perf"
 #define BASELINE_DIR	"/var/lib/apparmor-selftests"
 #define JSON_FORMAT	"af_unix_send_perf/2"
 #define MAX_SIZES	16
 #define SLOW_BUDGET	10	/* x the time budget, KSFT_MACHINE_SLOW=yes */
-
-enum { V_UNCONFINED, V_OLD, V_NEW, NR_V };
-static const char * const v_names[NR_V] = {
-	"unconfined", "old-abi", "new-abi"
-};
 
 /* Strict: a typo in a setting gives a baseline or verdict of another. */
 static struct {
@@ -55,7 +48,7 @@ static struct {
 	double tolerance;	/* a fraction; NAN: from the baseline */
 	unsigned int sizes[MAX_SIZES];
 	size_t nr_sizes;
-	unsigned int wl_mask, v_mask;
+	unsigned int wl_mask;
 	const char *json, *baseline;
 	bool budget_set;
 	enum { REC_NONE, REC_NEW, REC_ADD } record;
@@ -66,7 +59,6 @@ static struct {
 	.tolerance = NAN, .sizes = { 128 }, .nr_sizes = 1,
 	/* send(), a syscall per message, is opt-in to keep the run short */
 	.wl_mask = (1U << WL_SENDMMSG) | (1U << WL_IOURING),
-	.v_mask = (1U << NR_V) - 1,
 };
 
 enum { OT_UINT, OT_DOUBLE, OT_SIZES, OT_NAMES, OT_PATH, OT_RECORD };
@@ -89,7 +81,6 @@ static const struct {
 	{ "tolerance", OT_DOUBLE, &opts.tolerance, 1 / 1e9, 100, NULL },
 	{ "sizes", OT_SIZES, opts.sizes, WL_MIN_SIZE, WL_MAX_SIZE, NULL },
 	{ "workloads", OT_NAMES, &opts.wl_mask, 0, NR_WL, wl_names },
-	{ "variants", OT_NAMES, &opts.v_mask, 0, NR_V, v_names },
 	{ "json", OT_PATH, &opts.json, 0, 0, NULL },
 	{ "baseline", OT_PATH, &opts.baseline, 0, 0, NULL },
 	{ "record", OT_RECORD, NULL, REC_NEW, 0, NULL },
@@ -102,7 +93,6 @@ static void print_usage(FILE *f)
 		"usage: af_unix_send_perf [options]\n"
 		"  --sizes LIST      message sizes, %d..%d B (default 128)\n"
 		"  --workloads LIST  sendmmsg,io_uring,send (default sendmmsg,io_uring)\n"
-		"  --variants LIST   unconfined,old-abi,new-abi (default all)\n"
 		"  --msgs N          messages per round and socket type (default 8192)\n"
 		"  --warmup N        warm-up rounds, 0..1000 (default 2)\n"
 		"  --rounds N        paired rounds before a verdict, 2..%d (default %d)\n"
@@ -114,9 +104,9 @@ static void print_usage(FILE *f)
 		"  --baseline PATH   default %s/af_unix_send_perf.<machine-id>.baseline\n"
 		"  --tolerance PCT   allowed ratio excess over the baseline, (0,100]\n"
 		"                    (default: from the spread of its runs, %g..%g)\n"
-		"  --record          store --runs runs, each a process, as a new baseline\n"
-		"  --add-run         add one run to the baseline (or start one)\n"
-		"  --runs N          runs of a baseline, %d..%d (default %d)\n"
+		"  --record          start a new baseline with this run\n"
+		"  --add-run         add this run to the baseline (or start one)\n"
+		"  --runs N          runs a baseline is complete at, %d..%d (default %d)\n"
 		"Bad options exit 1 (KSFT_FAIL).\n",
 		WL_MIN_SIZE, WL_MAX_SIZE, PERF_MAX_ROUNDS, PERF_DEFAULT_ROUNDS,
 		PERF_DEFAULT_MAX_ROUNDS, PERF_DEFAULT_BUDGET_S, SLOW_BUDGET,
@@ -218,12 +208,12 @@ static void parse_opts(int argc, char **argv)
 		opts.max_rounds = opts.rounds;
 	if (opts.max_rounds < opts.rounds)
 		bad_opt("max-rounds", "must not be below --rounds");
-	if (opts.record && !(opts.v_mask & (1U << V_UNCONFINED)))
-		bad_opt(opts.record == REC_NEW ? "record" : "add-run",
-			"it needs the unconfined variant");
 }
 
 static struct wl_env env;
+/* The label the series run under, without its mode; judged unconfined. */
+static char variant[256];
+static bool confined;
 
 static void env_print(void)
 {
@@ -246,12 +236,9 @@ static void env_print(void)
  */
 enum { J_SERIES, J_NOT_RUN, J_VERDICTS, NR_J };
 static const char * const j_names[NR_J] = { "series", "not_run", "verdicts" };
-static struct {
-	FILE *f;
-	char *buf;
-	size_t len;
-} jl[NR_J];
-static FILE *jf;	/* the item being written */
+static FILE *jl[NR_J], *jf;	/* the lists, the item being written */
+static char *jbuf[NR_J];
+static size_t jlen[NR_J];
 static const char *jsep;
 
 static void jstr(const char *key, const char *s)
@@ -280,14 +267,14 @@ static void jnum(const char *key, double v)
 		fprintf(jf, v == trunc(v) && fabs(v) < 1e15 ? "%.0f" : "%.10g", v);
 }
 
-static bool jitem(int l, const char *variant, int wl, unsigned int size)
+static bool jitem(int l, bool series, int wl, unsigned int size)
 {
 	if (!opts.json)
 		return false;
-	jf = jl[l].f;
+	jf = jl[l];
 	fprintf(jf, "%s\n    {", ftell(jf) ? "," : "");
 	jsep = "";
-	if (variant)
+	if (series)
 		jstr("variant", variant);
 	jstr("workload", wl_names[wl]);
 	jnum("msg_size", size);
@@ -318,16 +305,16 @@ static void json_write(void)
 		env.icount ? "true" : "false", WL_BATCH, opts.msgs, opts.rounds,
 		opts.warmup);
 	for (i = 0; i < NR_J; i++) {
-		fclose(jl[i].f);
-		fprintf(jf, ",\n  \"%s\": [%s\n  ]", j_names[i], jl[i].buf);
-		free(jl[i].buf);
+		fclose(jl[i]);
+		fprintf(jf, ",\n  \"%s\": [%s\n  ]", j_names[i], jbuf[i]);
+		free(jbuf[i]);
 	}
 	fputs("\n}\n", jf);
 	if (fclose(jf))
 		ksft_exit_fail_msg("--json %s: %s\n", opts.json, strerror(errno));
 }
 
-/* A series of paired rounds; shared with a child (MAP_SHARED). */
+/* A series of paired rounds. */
 struct series {
 	int status;		/* KSFT_PASS, KSFT_FAIL or KSFT_SKIP */
 	char reason[256];
@@ -415,56 +402,16 @@ out:
 		wl_free(&c[st]);
 }
 
-/*
- * In a child: confined to @prof, whose label the sockets must be created
- * under, or unconfined (NULL) for a recorded run of its own.
- */
-static void run_in_child(int wl, unsigned int size, const char *prof,
-			 struct series *shared)
-{
-	char *why = shared->reason, label[256];
-	size_t len = sizeof(shared->reason);
-	int status = 0, ret;
-	pid_t pid;
-
-	memset(shared, 0, sizeof(*shared));
-	shared->status = KSFT_FAIL;
-	snprintf(why, len, "child gave no result");
-	pid = fork();
-	if (pid == 0) {
-		ret = prof ? aa_confine(prof) : 0;
-		if (ret) {
-			snprintf(why, len, "changeprofile %s: %s", prof,
-				 strerror(-ret));
-		} else if (prof && aa_check_label(prof, false)) {
-			aa_task_label(label, sizeof(label));
-			snprintf(why, len, "label after changeprofile is '%.200s'",
-				 label);
-		} else {
-			run_series(wl, size, NULL, shared);
-		}
-		_exit(0);
-	}
-	if (pid < 0) {
-		snprintf(why, len, "fork: %s", strerror(errno));
-	} else if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
-		   WEXITSTATUS(status)) {
-		shared->status = KSFT_FAIL;
-		snprintf(why, len, "child died (status %#x)", (unsigned int)status);
-	}
-}
-
-static bool report_series(int v, int wl, unsigned int size,
-			  const struct series *r)
+static bool report_series(int wl, unsigned int size, const struct series *r)
 {
 	unsigned long long ok, bad;
-	char tag[96], msg[256];
+	char tag[96];
 	size_t i;
 	int s;
 
-	snprintf(tag, sizeof(tag), "%s %s %uB", v_names[v], wl_names[wl], size);
+	snprintf(tag, sizeof(tag), "%.64s %s %uB", variant, wl_names[wl], size);
 	if (r->status != KSFT_PASS) {
-		if (jitem(J_NOT_RUN, v_names[v], wl, size)) {
+		if (jitem(J_NOT_RUN, true, wl, size)) {
 			jstr("status", r->status == KSFT_SKIP ? "skip" : "fail");
 			jstr("reason", r->reason);
 			fputc('}', jf);
@@ -473,7 +420,7 @@ static bool report_series(int v, int wl, unsigned int size,
 		return false;
 	}
 	for (s = 0; opts.json && s < NR_S; s++) {
-		jitem(J_SERIES, v_names[v], wl, size);
+		jitem(J_SERIES, true, wl, size);
 		jstr("sock", s_names[s]);
 		jnum("rounds", r->n);
 		jnum("mean", r->sum[s].mean);
@@ -493,57 +440,14 @@ static bool report_series(int v, int wl, unsigned int size,
 	ok = r->cnt[0].validated + r->cnt[1].validated;
 	bad = r->cnt[0].failures + r->cnt[1].failures;
 	if (bad)
-		snprintf(msg, sizeof(msg), "%llu validation failures (%llu messages ok)",
-			 bad, ok);
+		ksft_test_result_fail("%s: %llu validation failures (%llu messages ok)\n",
+				      tag, bad, ok);
 	else
-		snprintf(msg, sizeof(msg),
-			 "%llu messages validated, dgram %.1f seqpacket %.1f ns/msg, ratio %.4f",
-			 ok, r->sum[S_DGRAM].mean, r->sum[S_SEQPACKET].mean,
-			 r->ratio.mean);
-	ksft_test_result_report(bad ? KSFT_FAIL : KSFT_PASS, "%s: %s\n", tag, msg);
+		ksft_test_result_report(KSFT_PASS,
+					"%s: %llu messages validated, dgram %.1f seqpacket %.1f ns/msg, ratio %.4f\n",
+					tag, ok, r->sum[S_DGRAM].mean,
+					r->sum[S_SEQPACKET].mean, r->ratio.mean);
 	return !bad;
-}
-
-/*
- * The confined variants: the same series under an OLD-ABI ("network
- * unix") and a NEW-ABI ("unix") profile, never judged: a baseline holds
- * the unconfined ratio only.  NULL, or why they SKIP.
- */
-static struct aa_policy *policy;
-static const char *profile;
-
-static const char *variant_setup(int v, char *reason, size_t rlen)
-{
-	static const char * const rules[NR_V] = {
-		[V_OLD] = "  file,\n  network unix,\n",
-		[V_NEW] = "  file,\n  unix,\n",
-	};
-	enum aa_abi abi = v == V_OLD ? AA_ABI_OLD : AA_ABI_NEW;
-	bool abis[AA_ABI_COUNT] = { false };
-	char err[PERF_ERR_MAX];
-
-	if (env.aa.skip[abi][0])
-		return env.aa.skip[abi];
-#ifndef HAVE_LIBAPPARMOR
-	return "built without libapparmor (pkg-config libapparmor): cannot change profile";
-#endif
-	aa_cleanup_stale(PROFILE_PREFIX);
-	policy = aa_policy_new(PROFILE_PREFIX, err, sizeof(err));
-	if (!policy) {
-		snprintf(reason, rlen, "%s", err);
-		return reason;
-	}
-	profile = aa_policy_add(policy, abi, v_names[v], rules[v]);
-	abis[abi] = true;
-	if (!profile || aa_policy_load(policy, env.aa.parser, abis, err,
-				       sizeof(err))) {
-		snprintf(reason, rlen, "loading the %s profile failed: %.400s",
-			 v_names[v], profile ? err : "out of memory");
-		aa_policy_free(policy);
-		policy = NULL;
-		return reason;
-	}
-	return NULL;
 }
 
 static struct {
@@ -603,52 +507,12 @@ static void load_baseline(void)
 		base.state = PERF_BASE_RECORD;
 }
 
-static int add_run(int wl, unsigned int size, const struct series *r)
-{
-	const struct perf_run_result run = {
-		r->ratio.mean, r->sum[S_DGRAM].mean, r->sum[S_SEQPACKET].mean,
-	};
-
-	return perf_baseline_add_run(&base.b, wl_names[wl], size, &run);
-}
-
-/*
- * --record: --runs runs of the series, each a process of its own, into
- * the baseline; @shared is left holding the last, with the messages of
- * all counted, or the first that failed.
- */
-static void record_runs(int wl, unsigned int size, struct series *shared)
-{
-	struct wl_count total[NR_S] = { { 0 } };
-	unsigned int i;
-	int s;
-
-	for (i = 0; i < opts.runs; i++) {
-		run_in_child(wl, size, NULL, shared);
-		for (s = 0; s < NR_S; s++) {
-			total[s].validated += shared->cnt[s].validated;
-			total[s].failures += shared->cnt[s].failures;
-		}
-		if (shared->status != KSFT_PASS || shared->cnt[0].failures ||
-		    shared->cnt[1].failures)
-			return;
-		/* a new baseline holds every size and workload in full */
-		add_run(wl, size, shared);
-		perf_info("%s %uB run %u of %u: ratio %.4f [%.4f, %.4f], dgram %.1f seqpacket %.1f ns/msg\n",
-			  wl_names[wl], size, i + 1, opts.runs,
-			  shared->ratio.mean, shared->ratio.lo,
-			  shared->ratio.hi, shared->sum[S_DGRAM].mean,
-			  shared->sum[S_SEQPACKET].mean);
-	}
-	memcpy(shared->cnt, total, sizeof(total));
-}
-
 static void verdict(int code, const char *tag, const char *name,
 		    int wl, unsigned int size, const struct perf_check *c)
 {
 	const struct perf_entry *e = c->entry;
 
-	if (jitem(J_VERDICTS, NULL, wl, size)) {
+	if (jitem(J_VERDICTS, false, wl, size)) {
 		jstr("verdict", name);
 		jstr("reason", c->reason);
 		jnum("tolerance", c->tolerance);
@@ -665,32 +529,33 @@ static void verdict(int code, const char *tag, const char *name,
 static void record_entry(const char *tag, int wl, unsigned int size,
 			 const struct series *r, struct perf_check *c)
 {
+	const struct perf_run_result run = {
+		r->ratio.mean, r->sum[S_DGRAM].mean, r->sum[S_SEQPACKET].mean,
+	};
 	const struct perf_entry *e;
 	char what[384], buf[64];
 	int code = KSFT_PASS;
 	double tol;
 
-	if (!env.sys.apparmor) {
+	if (!env.sys.apparmor ||
+	    perf_baseline_add_run(&base.b, wl_names[wl], size, &run)) {
 		base.record_failed = true;
-		snprintf(c->reason, sizeof(c->reason),
-			 "AppArmor is not enabled: there is no hook to record");
-		verdict(KSFT_SKIP, tag, "not recorded", wl, size, c);
-		return;
-	}
-	if (opts.record == REC_ADD && add_run(wl, size, r)) {
-		base.record_failed = true;
-		snprintf(c->reason, sizeof(c->reason),
-			 "baseline full: %d runs of an entry, %d entries at most",
-			 PERF_MAX_RUNS, PERF_MAX_ENTRIES);
-		verdict(KSFT_FAIL, tag, "not recorded", wl, size, c);
+		if (env.sys.apparmor)
+			snprintf(c->reason, sizeof(c->reason),
+				 "baseline full: %d runs of an entry, %d entries at most",
+				 PERF_MAX_RUNS, PERF_MAX_ENTRIES);
+		else
+			snprintf(c->reason, sizeof(c->reason),
+				 "AppArmor is not enabled: there is no hook to record");
+		verdict(env.sys.apparmor ? KSFT_FAIL : KSFT_SKIP, tag,
+			"not recorded", wl, size, c);
 		return;
 	}
 	e = perf_baseline_find(&base.b, wl_names[wl], size);
 	c->entry = e;
 	snprintf(what, sizeof(what),
-		 "%s %zu recorded (last ratio %.4f [%.4f, %.4f]); baseline %.4f over %zu runs, spread %.3f%%",
-		 opts.record == REC_NEW ? "runs 1 to" : "run", e->nr_runs,
-		 r->ratio.mean, r->ratio.lo, r->ratio.hi, e->ratio, e->nr_runs,
+		 "run %zu recorded (ratio %.4f [%.4f, %.4f]); baseline %.4f over %zu runs, spread %.3f%%",
+		 e->nr_runs, r->ratio.mean, r->ratio.lo, r->ratio.hi, e->ratio, e->nr_runs,
 		 e->spread * 100);
 	if (e->nr_runs < opts.runs) {
 		snprintf(c->reason, sizeof(c->reason),
@@ -717,72 +582,31 @@ static void check_baseline(int wl, unsigned int size, bool usable,
 	const struct perf_check_in in = {
 		base.state, perf_baseline_find(&base.b, wl_names[wl], size),
 		opts.baseline, base.msg, opts.tolerance, opts.max_rounds,
-		opts.budget_s, usable, env.aa.enabled && !env.unconfined,
-		env.label, r->ratios, r->n, r->extra_s,
+		opts.budget_s, usable, confined, env.label, r->ratios, r->n, r->extra_s,
 	};
 	struct perf_check c = perf_check(&in);
-	static const int codes[] = {
-		[PERF_PASS] = KSFT_PASS, [PERF_FAIL] = KSFT_FAIL,
-		[PERF_UNDECIDED] = KSFT_SKIP, [PERF_SKIP] = KSFT_SKIP,
-	};
 	char tag[96];
 
-	snprintf(tag, sizeof(tag), "unconfined %s %uB vs baseline", wl_names[wl],
-		 size);
+	snprintf(tag, sizeof(tag), "%.64s %s %uB vs baseline", variant,
+		 wl_names[wl], size);
 	if (c.verdict == PERF_RECORD) {
 		record_entry(tag, wl, size, r, &c);
 		return;
 	}
 	/* a baseline missing a series it was asked to hold is not written */
 	base.record_failed = true;
-	verdict(codes[c.verdict], tag, perf_verdict_names[c.verdict], wl, size, &c);
-}
-
-static void run_variant(int v, struct series *shared)
-{
-	const char *skip = NULL;
-	char reason[512];
-	unsigned int i, size;
-	bool usable;
-	int wl;
-
-	if (v != V_UNCONFINED)
-		skip = variant_setup(v, reason, sizeof(reason));
-	for (i = 0; i < opts.nr_sizes; i++) {
-		size = opts.sizes[i];
-		for (wl = 0; wl < NR_WL; wl++) {
-			if (!(opts.wl_mask & (1U << wl)))
-				continue;
-			if (skip) {
-				shared->status = KSFT_SKIP;
-				snprintf(shared->reason, sizeof(shared->reason),
-					 "%.250s", skip);
-			} else if (v != V_UNCONFINED) {
-				run_in_child(wl, size, profile, shared);
-			} else if (opts.record == REC_NEW && env.sys.apparmor &&
-				   base.state == PERF_BASE_RECORD) {
-				record_runs(wl, size, shared);
-			} else {
-				run_series(wl, size, base.state != PERF_BASE_OK ? NULL :
-					   perf_baseline_find(&base.b, wl_names[wl], size),
-					   shared);
-			}
-			usable = report_series(v, wl, size, shared);
-			if (v == V_UNCONFINED)
-				check_baseline(wl, size, usable, shared);
-		}
-	}
-	aa_policy_free(policy);
-	policy = NULL;
+	verdict(c.verdict == PERF_PASS ? KSFT_PASS : c.verdict == PERF_FAIL ?
+		KSFT_FAIL : KSFT_SKIP, tag, perf_verdict_names[c.verdict], wl,
+		size, &c);
 }
 
 int main(int argc, char **argv)
 {
+	static struct series r;
 	char err[PERF_ERR_MAX];
-	unsigned int per, plan;
-	struct series *shared;
 	double t0 = wl_now_ns();
-	int v;
+	unsigned int i, size;
+	int wl;
 
 	parse_opts(argc, argv);
 	ksft_print_header();
@@ -790,27 +614,30 @@ int main(int argc, char **argv)
 	/* the ratio is its own control, a slow machine only needs more time */
 	if (env.machine_slow && !opts.budget_set)
 		opts.budget_s *= SLOW_BUDGET;
-	per = opts.nr_sizes * __builtin_popcount(opts.wl_mask);
-	plan = per * __builtin_popcount(opts.v_mask);
-	if (opts.v_mask & (1U << V_UNCONFINED))
-		plan += per;
-	ksft_set_plan(plan);
+	ksft_set_plan(2 * opts.nr_sizes * __builtin_popcount(opts.wl_mask));
+	confined = env.aa.enabled && !env.unconfined;
+	snprintf(variant, sizeof(variant), "%s", confined ? env.label : "unconfined");
+	variant[strcspn(variant, " ")] = '\0';
 	opts.cpu = wl_pin_cpu(opts.cpu);
 	perf_info("pinned to CPU %u\n", opts.cpu);
 	env_print();
 	load_baseline();
-	for (v = 0; opts.json && v < NR_J; v++) {
-		jl[v].f = open_memstream(&jl[v].buf, &jl[v].len);
-		if (!jl[v].f)
+	for (i = 0; opts.json && i < NR_J; i++) {
+		jl[i] = open_memstream(&jbuf[i], &jlen[i]);
+		if (!jl[i])
 			ksft_exit_fail_perror("--json: open_memstream");
 	}
-	shared = mmap(NULL, sizeof(*shared), PROT_READ | PROT_WRITE,
-		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (shared == MAP_FAILED)
-		ksft_exit_fail_perror("mmap");
-	for (v = 0; v < NR_V; v++)
-		if (opts.v_mask & (1U << v))
-			run_variant(v, shared);
+	for (i = 0; i < opts.nr_sizes; i++) {
+		size = opts.sizes[i];
+		for (wl = 0; wl < NR_WL; wl++) {
+			if (!(opts.wl_mask & (1U << wl)))
+				continue;
+			run_series(wl, size, base.state != PERF_BASE_OK ? NULL :
+				   perf_baseline_find(&base.b, wl_names[wl], size),
+				   &r);
+			check_baseline(wl, size, report_series(wl, size, &r), &r);
+		}
+	}
 	if (opts.json)
 		json_write();
 	if (base.state == PERF_BASE_RECORD &&
@@ -824,6 +651,5 @@ int main(int argc, char **argv)
 			  base.b.nr_entries, base.b.sys.kernel, opts.baseline);
 	}
 	perf_info("total run time %.1f s\n", (wl_now_ns() - t0) / 1e9);
-	munmap(shared, sizeof(*shared));
 	ksft_finished();
 }

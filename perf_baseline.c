@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -159,64 +160,50 @@ static int key_value(const struct key *k, const char *v,
 	return 0;
 }
 
-static int fields(char *v, char **f)
+/*
+ * "run=workload size ratio dgram_ns seqpacket_ns" or "entry=workload size
+ * ratio spread runs".  Bit i of @claimed: the entry line of
+ * b->entries[i] came, and no run of it may follow.
+ */
+static int data_line(bool entry, char *v, struct perf_baseline *b,
+		     unsigned long long *claimed, char *err, size_t errlen)
 {
-	char *save;
+	unsigned long long size, runs = 0, bit;
+	const struct perf_entry *e;
+	char *f[6], *save;
+	double x[3];
 	int i = 0;
 
-	for (f[i] = strtok_r(v, " ", &save); f[i] && i < 5;
+	for (f[0] = strtok_r(v, " ", &save); f[i] && i < 5;
 	     f[++i] = strtok_r(NULL, " ", &save))
 		;
-	return i == 5 && !f[5] ? 0 : -EINVAL;
-}
-
-/* Bit i of @claimed: the entry line of b->entries[i] came. */
-static int run_line(char *v, struct perf_baseline *b,
-		    unsigned long long claimed)
-{
-	const struct perf_entry *e;
-	struct perf_run_result r;
-	unsigned long long size;
-	char *f[6];
-
-	if (fields(v, f) || perf_parse_uint(f[1], 1, 1 << 20, &size) ||
-	    perf_parse_double(f[2], 0.1, 10, &r.ratio) ||
-	    perf_parse_double(f[3], 0.01, 1e9, &r.dgram_ns) ||
-	    perf_parse_double(f[4], 0.01, 1e9, &r.seqpacket_ns))
-		return -EINVAL;
+	if (i != 5 || f[5] || perf_parse_uint(f[1], 1, 1 << 20, &size) ||
+	    perf_parse_double(f[2], 0.1, 10, &x[0]) ||
+	    perf_parse_double(f[3], entry ? 0 : 0.01, entry ? 10 : 1e9, &x[1]) ||
+	    (entry ? perf_parse_uint(f[4], 1, PERF_MAX_RUNS, &runs) :
+	     perf_parse_double(f[4], 0.01, 1e9, &x[2])))
+		return bad(err, errlen, "malformed %s", entry ? "entry" : "run");
 	e = perf_baseline_find(b, f[0], size);
-	if (e && claimed & 1ULL << (e - b->entries))
-		return -EINVAL;		/* after its entry line */
-	return perf_baseline_add_run(b, f[0], size, &r);
-}
-
-static int entry_line(char *v, struct perf_baseline *b,
-		      unsigned long long *claimed, char *err, size_t errlen)
-{
-	unsigned long long size, runs;
-	const struct perf_entry *e;
-	double ratio, spread;
-	char *f[6];
-
-	if (fields(v, f) || perf_parse_uint(f[1], 1, 1 << 20, &size) ||
-	    perf_parse_double(f[2], 0.1, 10, &ratio) ||
-	    perf_parse_double(f[3], 0, 10, &spread) ||
-	    perf_parse_uint(f[4], 1, PERF_MAX_RUNS, &runs))
-		return bad(err, errlen, "malformed entry");
-	e = perf_baseline_find(b, f[0], size);
+	bit = e ? 1ULL << (e - b->entries) : 0;
+	if (!entry) {
+		i = *claimed & bit ? -EINVAL : perf_baseline_add_run(b, f[0],
+			size, &(struct perf_run_result){ x[0], x[1], x[2] });
+		return i ? bad(err, errlen, "%s run", i == -E2BIG ?
+			       "one too many" : "malformed") : 0;
+	}
 	if (!e)
 		return bad(err, errlen, "entry %s %llu has no 'run' lines",
 			   f[0], size);
-	if (*claimed & 1ULL << (e - b->entries))
+	if (*claimed & bit)
 		return bad(err, errlen, "duplicate entry");
 	/* both sides printed with 6 decimals */
-	if (e->nr_runs != runs || fabs(e->ratio - ratio) > 2 / 1e6 ||
-	    fabs(e->spread - spread) > 2 / 1e6)
+	if (e->nr_runs != runs || fabs(e->ratio - x[0]) > 2 / 1e6 ||
+	    fabs(e->spread - x[1]) > 2 / 1e6)
 		return bad(err, errlen,
 			   "entry %s %llu says ratio %.6f, spread %.6f over %llu runs; its 'run' lines give %.6f, %.6f over %zu",
-			   f[0], size, ratio, spread, runs, e->ratio, e->spread,
+			   f[0], size, x[0], x[1], runs, e->ratio, e->spread,
 			   e->nr_runs);
-	*claimed |= 1ULL << (e - b->entries);
+	*claimed |= bit;
 	return 0;
 }
 
@@ -235,13 +222,8 @@ static int parse_line(char *line, struct perf_baseline *b,
 		return bad(err, errlen,
 			   "not an af_unix_send_perf baseline ('%.32s' before 'version')",
 			   line);
-	if (!strcmp(line, "run")) {
-		ret = run_line(eq + 1, b, *claimed);
-		return ret ? bad(err, errlen, "%s run", ret == -E2BIG ?
-				 "one too many" : "malformed") : 0;
-	}
-	if (!strcmp(line, "entry"))
-		return entry_line(eq + 1, b, claimed, err, errlen);
+	if (!strcmp(line, "run") || !strcmp(line, "entry"))
+		return data_line(*line == 'e', eq + 1, b, claimed, err, errlen);
 	for (k = 0; k < NR_KEYS && strcmp(line, keys[k].name); k++)
 		;
 	if (k == NR_KEYS)
@@ -359,27 +341,20 @@ int perf_baseline_write(FILE *f, const struct perf_baseline *b)
 int perf_baseline_store(const char *path, const struct perf_baseline *b,
 			char *err, size_t errlen)
 {
-	char tmp[4096];
-	FILE *f = NULL;
-	int fd = -1;
+	char tmp[PATH_MAX + 16];
+	int fd = (snprintf(tmp, sizeof(tmp), "%s.tmpXXXXXX", path), mkstemp(tmp));
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	int failed = !f || perf_baseline_write(f, b) || fsync(fd) ||
+		fchmod(fd, 0644);
 
-	errno = ENAMETOOLONG;
-	if (snprintf(tmp, sizeof(tmp), "%s.tmpXXXXXX", path) < (int)sizeof(tmp))
-		fd = mkstemp(tmp);
-	if (fd >= 0)
-		f = fdopen(fd, "w");
-	if (!f || perf_baseline_write(f, b) || fsync(fd) || fchmod(fd, 0644) ||
+	if ((f ? fclose(f) : fd >= 0 ? close(fd) : 0) || failed ||
 	    rename(tmp, path)) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		if (fd >= 0)
 			unlink(tmp);
-		if (f)
-			fclose(f);
-		else if (fd >= 0)
-			close(fd);
 		return -EIO;
 	}
-	return fclose(f) ? -EIO : 0;
+	return 0;
 }
 
 static void describe(const struct perf_settings *s, char *buf, size_t len)

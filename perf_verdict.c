@@ -27,9 +27,9 @@ int perf_summarize(const double *v, size_t n, struct perf_summary *s)
 
 /*
  * Student's t for 1 to 30 degrees of freedom, then the Cornish-Fisher
- * expansion around the normal quantile @z: within 1e-3 of the exact value.
+ * expansion around the normal quantile z: within 1e-3 of the exact value.
  */
-static double t_quantile(int q, double z, size_t df)
+double perf_t(int q, size_t df)
 {
 	static const double tab[2][30] = { {
 		12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306,
@@ -42,7 +42,7 @@ static double t_quantile(int q, double z, size_t df)
 		2.567, 2.552, 2.539, 2.528, 2.518, 2.508, 2.500, 2.492,
 		2.485, 2.479, 2.473, 2.467, 2.462, 2.457,
 	} };
-	double d = df;
+	double d = df, z = q ? 2.326348 : 1.959964;
 
 	if (!df)
 		return NAN;
@@ -50,16 +50,6 @@ static double t_quantile(int q, double z, size_t df)
 		return tab[q][df - 1];
 	return z + (z * z * z + z) / (4 * d) +
 		(5 * pow(z, 5) + 16 * z * z * z + 3 * z) / (96 * d * d);
-}
-
-double perf_t975(size_t df)
-{
-	return t_quantile(0, 1.959964, df);
-}
-
-double perf_t99(size_t df)
-{
-	return t_quantile(1, 2.326348, df);
 }
 
 int perf_mean_ci(const double *v, size_t n, struct perf_ci *ci)

@@ -46,9 +46,10 @@ struct perf_ci {
 /* 1 (perf_mean_ci(): 2) to PERF_MAX_ROUNDS values, else -EINVAL. */
 int perf_summarize(const double *v, size_t n, struct perf_summary *s);
 int perf_mean_ci(const double *v, size_t n, struct perf_ci *ci);
-/* 0.975 and 0.99 quantiles of Student's t; NAN for 0 df. */
-double perf_t975(size_t df);
-double perf_t99(size_t df);
+/* The @q (0: 0.975, 1: 0.99) quantile of Student's t; NAN for 0 df. */
+double perf_t(int q, size_t df);
+#define perf_t975(df)	perf_t(0, df)
+#define perf_t99(df)	perf_t(1, df)
 
 enum perf_verdict {
 	PERF_PASS, PERF_FAIL, PERF_UNDECIDED, PERF_SKIP,

@@ -4,14 +4,19 @@
 # Maintainer front end for af_unix_send_perf; timing needs a quiet machine.
 #
 #   run_perf.sh record [-n RUNS] [-- BENCH_ARGS]
-#       measure RUNS runs (default 20), each in a process of its own, and
-#       store them as this machine's baseline: later checks take their
-#       tolerance from how far the runs spread
+#       measure RUNS runs (default 20), each in a process of its own, as
+#       this machine's new baseline: later checks take their tolerance
+#       from how far the runs spread.  A run that fails stops it, leaving
+#       the runs before it.
 #   run_perf.sh vm-record [-n RUNS] [-o DIR] KERNEL [-- BENCH_ARGS]
 #       the same in RUNS fresh boots of KERNEL (default 3) with
 #       ./vmtest.sh --icount, one run each; writes DIR/baseline, for
 #       "af_unix_send_perf --baseline" in guests of ./vmtest.sh --icount
 #   run_perf.sh check  [-- BENCH_ARGS]   measure, compare with the baseline
+#   run_perf.sh confined [-o DIR] [-- BENCH_ARGS]
+#       the same series under an OLD-ABI ("network unix") and a NEW-ABI
+#       ("unix") profile, loaded for the run (root): what confinement
+#       costs, never judged.  -o: each profile's JSON in DIR/PROFILE.json.
 #   run_perf.sh sweep  [-- BENCH_ARGS]
 #       unconfined sends of 64, 128, 256, 512 and 1024 B, the range of the
 #       2018 DEFINE_AUDIT_SK report, as one table (needs jq)
@@ -29,15 +34,16 @@
 #       boots KERNEL_A, KERNEL_B, KERNEL_A with ./vmtest.sh --icount, up
 #       to N guests at once (default 3; the guest clock counts
 #       instructions, so load on the host does not change the figures),
-#       runs af_unix_send_perf --variants unconfined BENCH_ARGS in each and
+#       runs af_unix_send_perf BENCH_ARGS in each and
 #       writes the report to DIR/report.txt.  KERNEL: a bzImage (patch
 #       names from the build-info beside it, see build_kernel.sh), or
 #       debian:SUITE for Debian's kernel of SUITE (vmtest.sh -d).  -a, -b:
 #       kernel command line for A or B (e.g. -b lsm=capability).
 #
-# Exit status: kselftest codes (4 = skip) for record/check; for report
-# and vm-aba 0 ok, 1 regression or a message that arrived damaged, 2 bad
-# input or a failed boot; vm-record: the last run's, 2 for a failed boot.
+# Exit status: kselftest codes (4 = skip) for record, check and
+# confined; for report and vm-aba 0 ok, 1 regression or a message that
+# arrived damaged, 2 bad input or a failed boot; vm-record: the last
+# run's, 2 for a failed boot.
 # sweep, report and vm-aba need jq.
 set -euo pipefail
 
@@ -148,7 +154,7 @@ vm_record() {
 			[ -z "$1" ] || printf "%s\n" "$1" >/tmp/base
 			shift
 			rc=0
-			./af_unix_send_perf --variants unconfined --baseline /tmp/base \
+			./af_unix_send_perf --baseline /tmp/base \
 				--json /output/result.json "$@" || rc=$?
 			cp /tmp/base /output/baseline 2>/dev/null
 			exit "$rc"' bash "$prev" --add-run --runs "$n" "${args[@]}" \
@@ -185,8 +191,8 @@ boot() {
 	[ -z "$cmdline" ] || echo "cmdline: $cmdline" >>"$out/$i/build-info"
 	echo "run_perf.sh: boot $i of 3: $k $cmdline" >&2
 	"$dir/vmtest.sh" "${kern[@]}" --icount -o "$out/$i" -- \
-		./af_unix_send_perf --variants unconfined \
-		--json /output/result.json "$@" >"$out/$i.log" 2>&1 || rc=$?
+		./af_unix_send_perf --json /output/result.json "$@" \
+		>"$out/$i.log" 2>&1 || rc=$?
 	# 1: a benchmark FAIL or a kernel splat; the JSON still counts.
 	if [ "$rc" -ge 124 ] || [ ! -s "$out/$i/result.json" ]; then
 		tail -n 20 "$out/$i.log" >&2
@@ -253,14 +259,62 @@ vm_aba() {
 		"$out/1/result.json" "$out/2/result.json" "$out/3/result.json"
 }
 
+# confined [-o DIR] [-- BENCH_ARGS]: see the usage.
+confined() {
+	local out="" abi name rules rc=0 r prof t
+	local af=/sys/kernel/security/apparmor/features/network_v9/af_unix
+	local -a args
+
+	if [ "${1:-}" = -o ]; then
+		out=${2:-}
+		shift 2 || { usage >&2; exit 2; }
+	fi
+	mapfile -d '' -t args < <(bench_args "$@")
+	for t in apparmor_parser aa-exec; do
+		if ! command -v "$t" >/dev/null; then
+			echo "run_perf.sh: SKIP confined: $t not found" >&2
+			exit 4
+		fi
+	done
+	prof=$(mktemp /tmp/aa_send_perf_profile.XXXXXX)
+	for abi in old new; do
+		name=af_unix_send_perf.$abi-abi
+		rules="network unix"
+		if [ $abi = new ]; then
+			rules=unix
+			if ! grep -q '^yes' "$af" 2>/dev/null; then
+				echo "run_perf.sh: SKIP $name: kernel lacks" \
+					"$af (the NEW ABI's unix rules, 6.17+)"
+				continue
+			fi
+		fi
+		printf 'abi <abi/%s>,\nprofile %s {\n  file,\n  %s,\n}\n' \
+			"$([ $abi = old ] && echo 4.0 || echo 5.0)" "$name" \
+			"$rules" >"$prof"
+		if ! apparmor_parser -r "$prof"; then
+			echo "run_perf.sh: loading $name failed" >&2
+			rc=1
+			continue
+		fi
+		[ -z "$out" ] || mkdir -p -- "$out"
+		r=0
+		aa-exec -p "$name" -- "$dir/af_unix_send_perf" "${args[@]}" \
+			${out:+--json "$out/$name.json"} || r=$?
+		[ "$r" -eq 0 ] || rc=1
+		apparmor_parser -R "$prof" || rc=1
+	done
+	rm -f -- "$prof"
+	exit "$rc"
+}
+
 # sweep BENCH_ARGS...: the sizes of the netperf-like sweep, one table.
 sweep() {
 	local tmp rc=0
 
 	need_jq sweep
 	tmp=$(mktemp -d /tmp/aa_send_perf_sweep.XXXXXX)
-	"$dir/af_unix_send_perf" --variants unconfined \
-		--sizes 64,128,256,512,1024 "$@" --json "$tmp/r.json" || rc=$?
+	"$dir/af_unix_send_perf" --sizes 64,128,256,512,1024 "$@" \
+		--json "$tmp/r.json" || rc=$?
 	echo
 	if [ -s "$tmp/r.json" ]; then
 		jq -r '(.kernel + ", " + .cpu_model), "",
@@ -562,9 +616,18 @@ record)
 		runs=${2:-}
 		shift 2 || { usage >&2; exit 2; }
 	fi
+	[[ $runs =~ ^[0-9]+$ ]] || { usage >&2; exit 2; }
 	mapfile -d '' -t args < <(bench_args "$@")
-	exec "$dir/af_unix_send_perf" --variants unconfined --record \
-		--runs "$runs" "${args[@]}"
+	rec=--record
+	for ((i = 1; i <= runs; i++)); do
+		echo "run_perf.sh: run $i of $runs" >&2
+		"$dir/af_unix_send_perf" "$rec" --runs "$runs" "${args[@]}" ||
+			exit
+		rec=--add-run
+		# without AppArmor a run records nothing: it says so once
+		grep -qx Y /sys/module/apparmor/parameters/enabled 2>/dev/null ||
+			break
+	done
 	;;
 vm-record)
 	vm_record "$@"
@@ -572,7 +635,11 @@ vm-record)
 check)
 	need af_unix_send_perf
 	mapfile -d '' -t args < <(bench_args "$@")
-	exec "$dir/af_unix_send_perf" --variants unconfined "${args[@]}"
+	exec "$dir/af_unix_send_perf" "${args[@]}"
+	;;
+confined)
+	need af_unix_send_perf
+	confined "$@"
 	;;
 sweep)
 	need af_unix_send_perf

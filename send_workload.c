@@ -30,7 +30,7 @@ void wl_free(struct sock_ctx *c)
 	for (int i = 0; i < 2; i++)
 		if (c->sv[i] >= 0)
 			close(c->sv[i]);
-	free(c->sbuf);
+	free(c->buf);
 	*c = (struct sock_ctx){ .sv = { -1, -1 } };
 }
 
@@ -50,7 +50,7 @@ static void fill_batch(struct sock_ctx *c, unsigned int n)
 	unsigned int i, j;
 
 	for (i = 0; i < n; i++) {
-		__u8 *p = c->siov[i].iov_base;
+		__u8 *p = c->iov[i].iov_base;
 		__u64 seq = c->seq + i;
 
 		memcpy(p, &seq, sizeof(seq));
@@ -66,10 +66,10 @@ static int send_batch(struct sock_ctx *c, unsigned int n)
 
 	switch (c->workload) {
 	case WL_SENDMMSG:
-		return sendmmsg(c->sv[0], c->smsg, n, MSG_DONTWAIT);
+		return sendmmsg(c->sv[0], c->msg, n, MSG_DONTWAIT);
 	case WL_SEND:
 		for (i = 0; i < n; i++)
-			if (send(c->sv[0], c->siov[i].iov_base, c->size,
+			if (send(c->sv[0], c->iov[i].iov_base, c->size,
 				 MSG_DONTWAIT) != (ssize_t)c->size)
 				return i ? (int)i : -1;
 		return i;
@@ -96,7 +96,7 @@ static unsigned int ring_batch(struct sock_ctx *c, unsigned int n, bool reap)
 	for (i = 0; c->workload == WL_IOURING && i < n; i++) {
 		if (!reap) {
 			io_uring_prep_send(io_uring_get_sqe(&c->ring), c->sv[0],
-					   c->siov[i].iov_base, c->size,
+					   c->iov[i].iov_base, c->size,
 					   MSG_DONTWAIT);
 			continue;
 		}
@@ -113,12 +113,12 @@ static unsigned int ring_batch(struct sock_ctx *c, unsigned int n, bool reap)
 
 static bool msg_ok(struct sock_ctx *c, unsigned int i, __u64 seq)
 {
-	const __u8 *p = c->riov[i].iov_base;
+	const __u8 *p = c->iov[i].iov_base;
 	__u64 got;
 	unsigned int j;
 
-	if (c->rmsg[i].msg_len != c->size ||
-	    (c->rmsg[i].msg_hdr.msg_flags & MSG_TRUNC))
+	if (c->msg[i].msg_len != c->size ||
+	    (c->msg[i].msg_hdr.msg_flags & MSG_TRUNC))
 		return false;
 	memcpy(&got, p, sizeof(got));
 	if (got != seq)
@@ -135,10 +135,12 @@ static void drain_batch(struct sock_ctx *c, unsigned int n,
 	unsigned int got = 0, i;
 	int r;
 
+	/* what was sent is wiped, so that only what arrives can pass */
+	memset(c->buf, 0, (size_t)n * c->size);
 	while (got < n) {
 		for (i = got; i < n; i++)
-			c->rmsg[i].msg_hdr.msg_flags = 0;
-		r = recvmmsg(c->sv[1], c->rmsg + got, n - got, MSG_DONTWAIT, NULL);
+			c->msg[i].msg_hdr.msg_flags = 0;
+		r = recvmmsg(c->sv[1], c->msg + got, n - got, MSG_DONTWAIT, NULL);
 		if (r <= 0)
 			break;
 		for (i = got; i < got + (unsigned int)r; i++) {
@@ -172,7 +174,7 @@ static int fit_batch(struct sock_ctx *c, char *reason, size_t rlen)
 			setsockopt(c->sv[0], SOL_SOCKET, SO_SNDBUF, &ask,
 				   sizeof(ask));
 		fill_batch(c, WL_BATCH);
-		r = sendmmsg(c->sv[0], c->smsg, WL_BATCH, MSG_DONTWAIT);
+		r = sendmmsg(c->sv[0], c->msg, WL_BATCH, MSG_DONTWAIT);
 		err = r < 0 ? errno : 0;
 		drain_batch(c, r > 0 ? r : 0, &cnt);
 		if (cnt.failures) {
@@ -206,21 +208,16 @@ int wl_init(struct sock_ctx *c, int type, int workload, unsigned int size,
 		snprintf(reason, rlen, "socketpair: %s", strerror(errno));
 		return -1;
 	}
-	/* the receive buffers follow the send buffers */
-	c->sbuf = calloc(2 * WL_BATCH, size);
-	if (!c->sbuf) {
+	/* a batch is received where it was sent from */
+	c->buf = calloc(WL_BATCH, size);
+	if (!c->buf) {
 		snprintf(reason, rlen, "out of memory");
 		return -1;
 	}
 	for (i = 0; i < WL_BATCH; i++) {
-		c->siov[i].iov_base = c->sbuf + (size_t)i * size;
-		c->siov[i].iov_len = size;
-		c->riov[i].iov_base = c->sbuf + (size_t)(WL_BATCH + i) * size;
-		c->riov[i].iov_len = size;
-		c->smsg[i].msg_hdr.msg_iov = &c->siov[i];
-		c->smsg[i].msg_hdr.msg_iovlen = 1;
-		c->rmsg[i].msg_hdr.msg_iov = &c->riov[i];
-		c->rmsg[i].msg_hdr.msg_iovlen = 1;
+		c->iov[i] = (struct iovec){ c->buf + (size_t)i * size, size };
+		c->msg[i].msg_hdr.msg_iov = &c->iov[i];
+		c->msg[i].msg_hdr.msg_iovlen = 1;
 	}
 	if (fit_batch(c, reason, rlen))
 		return -1;

@@ -40,9 +40,9 @@ struct sock_ctx {
 	int sv[2];		/* sv[0] sends, sv[1] receives */
 	int workload;
 	unsigned int size;
-	char *sbuf;		/* WL_BATCH messages to send, then to receive */
-	struct iovec siov[WL_BATCH], riov[WL_BATCH];
-	struct mmsghdr smsg[WL_BATCH], rmsg[WL_BATCH];
+	char *buf;		/* WL_BATCH messages, sent, then received */
+	struct iovec iov[WL_BATCH];
+	struct mmsghdr msg[WL_BATCH];
 	__u64 seq;
 	bool have_ring;
 #ifdef HAVE_LIBURING

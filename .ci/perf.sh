@@ -18,10 +18,10 @@
 #       exceeds baseline" verdict lines,
 #   (e) with SIBLING, FIXED without a change that must cost nothing (the
 #       stack revalidation fix of .ci/fixes, which no send path reaches):
-#       the baseline passes SIBLING on both workloads, and the confined
-#       OLD-/NEW-ABI variants' ratios on SIBLING and FIXED agree within
-#       the recorded tolerance,
-# and the confined OLD-/NEW-ABI variants run: both pass on FIXED, NEW-ABI
+#       the baseline passes SIBLING on both workloads, and the ratios
+#       under the OLD- and NEW-ABI profiles of "run_perf.sh confined" on
+#       SIBLING and FIXED agree within the recorded tolerance,
+# and "run_perf.sh confined" runs: both profiles pass on FIXED, NEW-ABI
 # SKIPs (kernel lacks ...) on Debian trixie's 6.12.
 #
 # Usage: .ci/perf.sh [--no-trixie] FIXED REGRESSED COSTLY [SIBLING]
@@ -44,8 +44,7 @@ read -r -a BENCH <<<"${PERF_BENCH:---workloads sendmmsg,io_uring --msgs 32768 --
 # decides.
 RECORD_BOOTS=5
 MAX_TOL=0.8
-CONFINED=(--variants "old-abi,new-abi" --workloads sendmmsg --msgs 2048
-	--rounds 2 --warmup 0)
+CONFINED=(--workloads sendmmsg --msgs 2048 --rounds 2 --warmup 0)
 TRIXIE=1
 [[ ${1:-} == --no-trixie ]] && TRIXIE=0 && shift
 if [[ $# -lt 3 || $# -gt 4 || ! -f ${1:-} || ! -f ${2:-} || ! -f ${3:-} ||
@@ -57,9 +56,10 @@ FIXED=$1
 REGRESSED=$2
 COSTLY=$3
 SIBLING=${4:-}
-# The confined variants compared between FIXED and SIBLING: measured as
-# the unconfined ones are.
-SIDE=(--variants "old-abi,new-abi" "${BENCH[@]}")
+# The confined series compared between FIXED and SIBLING: measured as
+# the unconfined ones are.  P: run_perf.sh confined's profile names.
+SIDE=("${BENCH[@]}")
+P=af_unix_send_perf
 OUT=$(mktemp -d /tmp/apparmor-selftests-perf.XXXXXX)
 failed=0
 start=$SECONDS
@@ -142,8 +142,8 @@ check_boot()
 	printf "%s\n" "$2" >/tmp/base
 	shift 2
 	run check ./run_perf.sh check -- "$@" --baseline /tmp/base --json /output/r.json
-	[ "$confined" != 1 ] || run confined ./af_unix_send_perf '"${CONFINED[*]}"'
-	[ "$confined" != 2 ] || run side ./af_unix_send_perf '"${SIDE[*]}"' --json /output/side.json
+	[ "$confined" != 1 ] || run confined ./run_perf.sh confined -- '"${CONFINED[*]}"'
+	[ "$confined" != 2 ] || run side ./run_perf.sh confined -o /output/side -- '"${SIDE[*]}"'
 	exit 0' bash "$3" "$(cat "$base")" "${BENCH[@]}"
 }
 
@@ -168,7 +168,7 @@ if [[ -s $base ]]; then
 	fi
 fi
 if [[ $TRIXIE -eq 1 ]]; then
-	vm trixie -d trixie -- ./af_unix_send_perf "${CONFINED[@]}" &
+	vm trixie -d trixie -- ./run_perf.sh confined -- "${CONFINED[@]}" &
 	wait $!
 	rc5=$?
 fi
@@ -204,8 +204,8 @@ else
 	result 1 "two boots of the fixed kernel agree on the ratio (no result from boot 1 or 2)"
 fi
 if [[ $(rc "$OUT/2/confined.rc") -eq 0 ]] &&
-	grep -Eq '^ok [0-9]+ old-abi sendmmsg 128B: [0-9]+ messages validated' "$OUT/2/confined.tap" &&
-	grep -Eq '^ok [0-9]+ new-abi sendmmsg 128B: [0-9]+ messages validated' "$OUT/2/confined.tap"; then
+	grep -Eq "^ok [0-9]+ $P.old-abi sendmmsg 128B: [0-9]+ messages validated" "$OUT/2/confined.tap" &&
+	grep -Eq "^ok [0-9]+ $P.new-abi sendmmsg 128B: [0-9]+ messages validated" "$OUT/2/confined.tap"; then
 	result 0 "fixed kernel: confined OLD-ABI and NEW-ABI variants pass"
 else
 	grep -E '^(not )?ok' "$OUT/2/confined.tap" 2>/dev/null | sed 's/^/#   /'
@@ -255,8 +255,8 @@ if [[ -n $SIBLING ]]; then
 	ok=0
 	for v in old-abi new-abi; do
 		for w in sendmmsg io_uring; do
-			a=$(vratio "$OUT/5/side.json" "$v" "$w")
-			b=$(vratio "$OUT/6/side.json" "$v" "$w")
+			a=$(vratio "$OUT/5/side/$P.$v.json" "$P.$v" "$w")
+			b=$(vratio "$OUT/6/side/$P.$v.json" "$P.$v" "$w")
 			d=$(awk -v a="$a" -v b="$b" 'BEGIN { if (a > 0 && b > 0) printf "%.3f", (b / a - 1) * 100 }')
 			echo "# $v $w: ratio ${a:-none} without the stack fix, ${b:-none} with it: ${d:-none}% (tolerance ${tols:-none}% + 0.75%)"
 			# A boot puts a confined ratio at one of two levels
@@ -274,10 +274,10 @@ fi
 # Debian trixie's 6.12 lacks network_v9/af_unix: NEW-ABI SKIPs, OLD passes.
 if [[ $TRIXIE -eq 1 ]]; then
 	log=$OUT/trixie.log
-	grep -E '^(not )?ok [0-9]+ (# SKIP )?(old|new)-abi' "$log" | sed 's/^/# /'
+	grep -E "^(not )?ok [0-9]+ $P.old-abi|SKIP $P.new-abi" "$log" | sed 's/^/# /'
 	[[ $rc5 -eq 0 ]] &&
-		grep -Eq '^ok [0-9]+ old-abi sendmmsg 128B: [0-9]+ messages validated' "$log" &&
-		grep -Eq '^ok [0-9]+ # SKIP new-abi sendmmsg 128B: kernel lacks .*network_v9/af_unix' "$log"
+		grep -Eq "^ok [0-9]+ $P.old-abi sendmmsg 128B: [0-9]+ messages validated" "$log" &&
+		grep -Eq "SKIP $P.new-abi: kernel lacks .*network_v9/af_unix" "$log"
 	result $? "Debian trixie: OLD-ABI variant passes, NEW-ABI SKIPs with the reason"
 fi
 
