@@ -27,7 +27,8 @@
  *     7.2-rc1; a socket that noted a peer label when revalidated puts a
  *     reference of it too many when freed: a refcount underflow, then a
  *     use-after-free; yes, yes; fix_6d25e7b47616_peer_label_noted_then_closed
- *     (a debug kernel: refcount_t warning, KASAN).
+ *     (a debug kernel: refcount_t warning, KASAN; waited for up to 3 s,
+ *     since the last put is an RCU callback).
  *   b1aea2c19607 apparmor: fix race in unix socket mediation when
  *     peer_path is used; 7.2-rc1; use-after-free when the peer closes
  *     during revalidation; yes, yes;
