@@ -60,6 +60,7 @@ $(UNIX_PROGS): LDLIBS += $(APPARMOR_LIBS) $(URING_LIBS)
 $(OUTPUT)/aa_unix_mediation: aa_unix_mediation.c $(UNIX_SRCS)
 $(OUTPUT)/aa_unix_mediation: unix_handoff.c
 $(OUTPUT)/aa_unix_mediation: audit_log.c
+$(OUTPUT)/aa_unix_mediation: unix_history.c
 $(OUTPUT)/unix_fixes_test: unix_fixes_test.c $(UNIX_SRCS)
 
 PERF_SRCS := perf_verdict.c perf_baseline.c

@@ -24,6 +24,7 @@
  *   unix_scenario.c        a conversation between two confined processes
  *   unix_perms.c           where one missing permission stops it, by ABI
  *   unix_handoff.c         a socket made under one label, used under another
+ *   unix_history.c         the random lane's generator of histories
  *   unix_core.c            child processes, confinement, fd passing
  *   policy.c               the run's profiles, compiled in one parser run
  *   profile.c              a profile's text, from rules or a lack of one

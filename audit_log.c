@@ -109,23 +109,48 @@ int audit_log_find(int fd, const char *const needles[], char *rec,
 	return ret;
 }
 
-int audit_log_until(int fd, const char *const stop[],
-		    const char *const want[], char *rec, size_t len, int ms)
+int audit_log_scan(int fd, const char *const stop[],
+		   bool (*match)(const char *rec, void *arg), void *arg, int ms)
 {
 	char buf[RECORD_MAX + 1];
 	struct timespec t0;
-	int ret, found = 0;
+	int ret, n = 0;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	while (!(ret = next_record(fd, buf, &t0, ms))) {
 		if (holds_all(buf, stop))
-			return found;
-		if (!found && holds_all(buf, want)) {
-			snprintf(rec, len, "%s", buf);
-			found = 1;
-		}
+			return n;
+		n += match(buf, arg);
 	}
 	return ret;
+}
+
+/* audit_log_until()'s @want: the first record that holds it, copied. */
+struct first {
+	const char *const *want;
+	char *rec;
+	size_t len;
+	int found;
+};
+
+static bool first_of(const char *rec, void *arg)
+{
+	struct first *f = arg;
+
+	if (f->found || !holds_all(rec, f->want))
+		return false;
+	snprintf(f->rec, f->len, "%s", rec);
+	f->found = 1;
+	return true;
+}
+
+int audit_log_until(int fd, const char *const stop[],
+		    const char *const want[], char *rec, size_t len, int ms)
+{
+	struct first f = { want, rec, len, 0 };
+	int ret = audit_log_scan(fd, stop, first_of, &f, ms);
+
+	return ret < 0 ? ret : f.found;
 }
 
 bool audit_field(const char *rec, const char *key, char *val, size_t len)

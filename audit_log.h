@@ -35,6 +35,14 @@ int audit_log_find(int fd, const char *const needles[], char *rec,
 int audit_log_until(int fd, const char *const stop[],
 		    const char *const want[], char *rec, size_t len, int ms);
 
+/*
+ * Reads records up to the first that holds every string of @stop, as
+ * audit_log_until() does, and returns how many before it @match took, or
+ * -ETIMEDOUT or -errno.
+ */
+int audit_log_scan(int fd, const char *const stop[],
+		   bool (*match)(const char *rec, void *arg), void *arg, int ms);
+
 /* The value of @key=value or @key="value" in record @rec; false if absent. */
 bool audit_field(const char *rec, const char *key, char *val, size_t len);
 

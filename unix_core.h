@@ -88,6 +88,8 @@ struct outcome {
 	int err;		/* the kernel's errno, 0 if none */
 	enum fault fault;	/* else the test's own reason */
 	int detail;
+	/* Who did the operation, for its audit records: not compared. */
+	pid_t pid;
 };
 
 /* "connect: EACCES (Permission denied)", "accept: peer stopped", "done". */

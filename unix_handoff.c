@@ -75,6 +75,7 @@ const char *handoff_shape_name(enum handoff_shape shape)
 		[HSHAPE_BOUND] = "both ends on paths",
 		[HSHAPE_TO_BOUND] = "peer on a path",
 		[HSHAPE_FROM_BOUND] = "on a path, peer abstract",
+		[HSHAPE_ABSTRACT] = "both ends abstract",
 		[HSHAPE_LISTENER] = "listener on a path",
 		[HSHAPE_ABSTRACT_LISTENER] = "abstract listener",
 	};
@@ -385,6 +386,7 @@ static int use_at(struct run *r, enum step at, int fd)
 	int ret;
 
 	r->out->step = at;
+	r->out->pid = getpid();
 	if (op == HOP_ACCEPT)
 		return accept_at(r, at, fd);
 	if (op == HOP_CONNECT) {
@@ -472,19 +474,21 @@ static int replace_for(const struct handoff *h, int chan)
  * A connected pair whose end 1 is bound to a path, and end 0 too for
  * HSHAPE_BOUND.  Otherwise a dgram end 0 autobinds (an abstract name), so
  * that end 1 can connect back to it; a stream end 0 stays unnamed.
- * HSHAPE_FROM_BOUND: end 0 on path[0], end 1 on the abstract name path[1].
+ * HSHAPE_FROM_BOUND: end 0 on path[0], end 1 on the abstract name path[1];
+ * HSHAPE_ABSTRACT: both names abstract.
  */
 static int bound_pair(struct run *r, int sv[2])
 {
 	const struct handoff *h = r->h;
 	bool conn = h->type != SOCK_DGRAM;
-	bool from = h->shape == HSHAPE_FROM_BOUND;
+	bool abs = h->shape == HSHAPE_ABSTRACT;
+	bool from = h->shape == HSHAPE_FROM_BOUND || abs;
 	struct sockaddr_un a0, a1;
 	socklen_t l0, l1;
 	int lfd;
 
 	l0 = unix_addr(&a0, h->shape == HSHAPE_BOUND || from ? h->path[0] :
-			    NULL, false);
+			    NULL, abs);
 	l1 = unix_addr(&a1, h->path[1], from);
 	sv[0] = socket(AF_UNIX, h->type, 0);
 	lfd = socket(AF_UNIX, h->type, 0);
@@ -567,6 +571,7 @@ static int put_on(const struct handoff *h, struct outcome *out,
 		  const char *user, const char *label, bool exec)
 {
 	char amp[LABEL_MAX];
+	const char *to = h->onto == ONTO_NAMED ? label : amp;
 	int ret;
 
 	if (h->onto == ONTO_PROFILE && !exec)
@@ -575,8 +580,8 @@ static int put_on(const struct handoff *h, struct outcome *out,
 	snprintf(amp, sizeof(amp), "&%s", user);
 	if (h->onto == ONTO_STACK)
 		ret = exec ? aa_stack_exec(user) : aa_stack(user);
-	else if (h->onto == ONTO_CHANGE_STACK)
-		ret = exec ? aa_confine_onexec(amp) : aa_confine(amp);
+	else if (h->onto != ONTO_PROFILE)
+		ret = exec ? aa_confine_onexec(to) : aa_confine(to);
 	else
 		ret = aa_confine_onexec(user);
 	if (ret) {

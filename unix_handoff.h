@@ -40,6 +40,7 @@ enum handoff_shape {
 	HSHAPE_BOUND,		/* both ends bound to paths, connected */
 	HSHAPE_TO_BOUND,	/* an end not on a path, its peer bound to one */
 	HSHAPE_FROM_BOUND,	/* an end on a path, its peer on an abstract name */
+	HSHAPE_ABSTRACT,	/* both ends on abstract names, connected */
 	/*
 	 * End 0 listens, end 1's connection waits on it: a socket as
 	 * systemd hands it to a daemon.  Stream and seqpacket only.
@@ -92,6 +93,8 @@ enum handoff_onto {
 	ONTO_STACK,
 	/* The same stack, by change_profile to "&" and the user's profile. */
 	ONTO_CHANGE_STACK,
+	/* The same stack by its name, handoff.label: change_profile. */
+	ONTO_NAMED,
 	ONTO_COUNT,
 };
 

@@ -9,7 +9,9 @@
  * history and end in the same operation, by a task under the same label
  * and the same policy, and the two outcomes must be the same.  The
  * outcome is the operation's errno (or where the socket was refused on
- * its way), and for a peer's refusal whether it was audited.
+ * its way), and for a refusal whether it was audited: a record of the
+ * task's refusal of that operation, read from the audit log up to a mark
+ * (a refusal the lane causes next).
  *
  * The relations, a test each:
  * - prior_use: end 0 of a pair used by its creator under profile A (a
@@ -19,44 +21,17 @@
  *   or by fork and a change in the child, an exec (inherited) or
  *   SCM_RIGHTS, or it is made there, under that label; most cases are
  *   three worlds (change_profile, fork, made there), each pair compared;
- * - label_path: the same stack A//&U put on by aa_stack_profile(), or by
- *   change_profile to "&U", or at an exec (aa_stack_onexec());
+ * - label_path: the same stack A//&U put on by aa_stack_profile(), by
+ *   change_profile to "&U" or to "A//&U" by name, or at an exec
+ *   (aa_stack_onexec(), or change_onexec() to "A//&U");
  * - peer_side: the peer, A holding end 1, uses its end (write, flocks),
  *   changes profile to U' or has A replaced by the same text, before the
  *   task's label change or after it;
  * - peer_replaced: the peer's socket made before its profile was replaced
  *   by another version (or removed), or after (unix_peer_tests.c's runs).
  * The label is a random profile U of a pool, or A//&U (by a random way
- * of stacking but for the label path).  U is drawn from a grammar: unix
- * rules (all, all but send or receive, none, type=, peer=(label=A),
- * addr=none with peer=(addr=none); the OLD ABI's has other subsets for
- * the last two)
- * times file rules on the run directory (rwk, rw, r).  The pair is a
- * socketpair, or has ends on paths, or one on a path and its peer on an
- * abstract name, of a random type; the operation is a random file or
- * socket operation.
- *
- * What the generator avoids, a sentence each:
- * - An unconfined creator: its sockets are delegated and never
- *   revalidated, so routes that check on the way legitimately differ.
- * - A read with nothing queued: two messages are queued before a read,
- *   whatever the world (unix_handoff.c).
- * - Comparing a route that revoked (exec) or dropped (SCM_RIGHTS) the
- *   end: that route performs its own check, asking read and write at
- *   once, where change_profile checks nothing, so only ends both routes
- *   delivered are compared; likewise an end the task's label may not
- *   make (or queue a message on, for a read) is not compared with one
- *   made under A.
- * - An end made there used first: its use would be under the task's
- *   label, not A's, so the end made under A is not used first either.
- * - An end made there under rules that refuse its peer something: the
- *   peer is then made under U too, not A, so a peer=(label=A) rule or a
- *   send that asks the peer's receive legitimately tells them apart.
- * - A creator refused its own warm-up: A allows every unix operation.
- * - The peer reading before the task's op: it would take what the task
- *   reads, so the peer only writes and locks.
- * - The errno's step for a peer: a connected dgram socket sends where a
- *   new one connects first, so only the errno is compared.
+ * of stacking but for the label path); the grammar of U, the sockets and
+ * what the generator avoids, a sentence each, are in unix_history.c.
  *
  * Every case prints its seed: AA_HISTORY_SEED=<seed> with
  * AA_HISTORY_CASES=1 runs that case again exactly.  A FAIL prints both
@@ -65,10 +40,10 @@
  * AA_HISTORY_SECONDS, or AA_HISTORY_CASES of them.
  */
 
+#include "audit_log.h"
 #include "unix_handoff.h"
+#include "unix_history.h"
 #include "unix_test.h"
-
-typedef unsigned long long u64;
 
 /*
  * Each test's default budget, in ms: the ten add 50 s.  prior_use and
@@ -81,188 +56,8 @@ typedef unsigned long long u64;
 #define HISTORY_ROUTE_MS 10000
 /* The harness's limit: AA_HISTORY_SECONDS is kept under it. */
 #define HISTORY_TIMEOUT 900
-
-/*
- * The profiles U of the pool the task's label is made of: a choice of
- * unix rules of the grammar both ABIs share (permission subsets, type=)
- * or the NEW ABI's alone (peer=(label=), addr= with peer=(addr=)), where
- * the OLD ABI gets other subsets instead, times a choice of file rules
- * on the run directory, where ends on paths are and locks are taken.
- */
-enum hist_unix {
-	U_ALL,
-	U_NO_SEND,
-	U_NO_RECEIVE,
-	U_NO_UNIX,
-	U_TYPE,		/* stream and seqpacket */
-	U_PEER_A,	/* NEW: peer ops with A only; OLD: dgram only */
-	U_UNNAMED,	/* NEW: peer ops between unnamed ends; OLD: none */
-	U_UNIX_COUNT,
-};
-
-enum hist_file {
-	F_RWK,
-	F_RW,
-	F_R,
-	F_COUNT,
-};
-
-#define U_COUNT (U_UNIX_COUNT * F_COUNT)
-
-static enum hist_unix hist_unix_of(unsigned int u)
-{
-	return u % U_UNIX_COUNT;
-}
-
-static enum hist_file hist_file_of(unsigned int u)
-{
-	return u / U_UNIX_COUNT;
-}
-
-static unsigned int hist_user(enum hist_unix un, enum hist_file f)
-{
-	return un + U_UNIX_COUNT * f;
-}
-
-static const char *const hist_unix_name[AA_ABI_COUNT][U_UNIX_COUNT] = {
-	[AA_ABI_OLD] = {
-		[U_ALL] = "network unix", [U_NO_SEND] = "all but send",
-		[U_NO_RECEIVE] = "all but receive",
-		[U_NO_UNIX] = "no unix rule",
-		[U_TYPE] = "stream and seqpacket", [U_PEER_A] = "dgram",
-		[U_UNNAMED] = "no peer ops",
-	},
-	[AA_ABI_NEW] = {
-		[U_ALL] = "every unix op", [U_NO_SEND] = "all but send",
-		[U_NO_RECEIVE] = "all but receive",
-		[U_NO_UNIX] = "no unix rule", [U_TYPE] = "stream and seqpacket",
-		[U_PEER_A] = "peer=(label=A)", [U_UNNAMED] = "addr=none peer=(addr=none)",
-	},
-};
-
-static const char *const hist_file_perms[] = {
-	[F_RWK] = "rwk", [F_RW] = "rw", [F_R] = "r",
-};
-
-/* U's description: "all but send, rw". */
-static const char *hist_user_name(enum aa_abi abi, unsigned int u, char *buf,
-				  size_t len)
-{
-	snprintf(buf, len, "%s, %s", hist_unix_name[abi][hist_unix_of(u)],
-		 hist_file_perms[hist_file_of(u)]);
-	return buf;
-}
-
-/* U's unix rules in @abi; @a is A's name, for peer=(label=). */
-static void hist_unix_rules(struct prof *p, enum aa_abi abi,
-			    enum hist_unix un, const char *a)
-{
-	bool nw = abi == AA_ABI_NEW;
-	const char *const rule[U_UNIX_COUNT][2] = {
-		[U_TYPE] = { "  network unix stream,\n  network unix seqpacket,\n",
-			     "  unix type=stream,\n  unix type=seqpacket,\n" },
-		[U_PEER_A] = { "  network unix dgram,\n", NULL },
-		[U_UNNAMED] = {
-			"  network (create, getattr, setattr, getopt, setopt, shutdown) unix,\n",
-			PEER_LOCAL_RULES
-			"  unix (connect, send, receive) addr=none peer=(addr=none),\n" },
-	};
-
-	if (un == U_PEER_A && nw)
-		prof_add(p, "%s  unix (connect, send, receive) peer=(label=%s),\n",
-			 PEER_LOCAL_RULES, a);
-	else if (un == U_ALL)
-		prof_add(p, "  %s\n", prof_allow_unix(abi));
-	else if (un == U_NO_SEND || un == U_NO_RECEIVE)
-		prof_unix_rules_but(p, abi, un == U_NO_SEND ? "send" : "receive");
-	else if (un != U_NO_UNIX)
-		prof_add(p, "%s", rule[un][nw]);
-}
-
-/*
- * One world of a handoff pair: how the end gets there, how the label is
- * put on, what A did on the end first.
- */
-struct hist_world {
-	enum handoff_how how;
-	enum handoff_onto onto;
-	unsigned int warm;
-	/*
-	 * No hand-off: the end is made under the task's label, and its
-	 * change_profile to that label changes nothing.
-	 */
-	bool made_there;
-	/* The peer's event comes after the task's label change. */
-	bool peer_after;
-};
-
-/* The relations of handoff pairs: what their two worlds differ in. */
-enum hist_rel {
-	REL_PRIOR_USE,
-	REL_ROUTE,
-	REL_LABEL_PATH,
-	REL_PEER_SIDE,
-};
-
-static const char *const hist_rel_name[] = {
-	[REL_PRIOR_USE] = "prior_use",
-	[REL_ROUTE] = "route",
-	[REL_LABEL_PATH] = "label_path",
-	[REL_PEER_SIDE] = "peer_side",
-};
-
-#define HIST_WORLDS 3
-
-struct hist_case {
-	u64 seed;
-	enum handoff_shape shape;
-	int type;
-	enum handoff_op op;
-	unsigned int user;	/* < U_COUNT */
-	/* The peer's event, the same in both worlds but for its time. */
-	enum handoff_peer peer;
-	unsigned int peer_warm;
-	unsigned int peer_user;	/* HPEER_CHANGE: to this U */
-	/* Two worlds, or three for a route: each pair of them compared. */
-	unsigned int worlds;
-	struct hist_world w[HIST_WORLDS];
-};
-
-static const unsigned int hist_warm_ops[] = {
-	HANDOFF_WARM(HOP_WRITE), HANDOFF_WARM(HOP_READ),
-	HANDOFF_WARM(HOP_FLOCK_SH), HANDOFF_WARM(HOP_FLOCK_EX),
-};
-
-/*
- * The operations that reach what a socket keeps: aa_file_perm()'s
- * revalidation (sendmsg() and recvmsg() skip it; a peer's datagrams are
- * peer_replaced's).
- */
-static const enum handoff_op hist_ops[] = {
-	HOP_WRITE, HOP_READ, HOP_FLOCK_SH, HOP_FLOCK_EX, HOP_SENDMSG,
-	HOP_RECVMSG,
-};
-
-static const enum handoff_shape hist_shapes[] = {
-	HSHAPE_PAIR, HSHAPE_BOUND, HSHAPE_TO_BOUND, HSHAPE_FROM_BOUND,
-};
-
-static const int hist_types[] = { SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET };
-
-/* splitmix64: every case's draws come from its own seed. */
-static u64 hist_next(u64 *s)
-{
-	u64 z = (*s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-static unsigned int hist_pick(u64 *s, unsigned int n)
-{
-	return hist_next(s) % n;
-}
+/* How long a mark may take to reach the audit log. */
+#define HISTORY_AUDIT_MS 5000
 
 /* The run's first seed, and how long or how many cases a test runs. */
 static struct {
@@ -290,168 +85,20 @@ static void hist_budget_init(void)
 	hist_budget.init = true;
 }
 
-/*
- * The label a world's end reaches, A//&U by one of the ways of
- * stacking: aa_stack_profile() or change_profile to "&U" by its
- * creator, or aa_stack_onexec() at an exec.
- */
-static const struct hist_world hist_stack_ways[] = {
-	{ .how = HANDOFF_CHANGE, .onto = ONTO_STACK },
-	{ .how = HANDOFF_CHANGE, .onto = ONTO_CHANGE_STACK },
-	{ .how = HANDOFF_EXEC, .onto = ONTO_STACK },
-};
-
-/* A handoff pair of relation @rel, from @seed. */
-static void hist_gen(struct hist_case *hc, u64 seed, enum hist_rel rel)
-{
-	static const enum handoff_how moved[] = {
-		HANDOFF_FORK, HANDOFF_EXEC, HANDOFF_PASS,
-	};
-	static const enum handoff_how any[] = {
-		HANDOFF_CHANGE, HANDOFF_FORK, HANDOFF_EXEC, HANDOFF_PASS,
-	};
-	u64 s = seed;
-	unsigned int warm = 0;
-	size_t i;
-
-	memset(hc, 0, sizeof(*hc));
-	hc->seed = seed;
-	hc->worlds = 2;
-	hc->shape = hist_shapes[hist_pick(&s, ARRAY_SIZE(hist_shapes))];
-	hc->type = hist_types[hist_pick(&s, ARRAY_SIZE(hist_types))];
-	hc->op = hist_ops[hist_pick(&s, ARRAY_SIZE(hist_ops))];
-	hc->user = hist_pick(&s, U_COUNT);
-	for (i = 0; i < ARRAY_SIZE(hist_warm_ops); i++)
-		if (hist_pick(&s, 2))
-			warm |= hist_warm_ops[i];
-	switch (rel) {
-	case REL_PRIOR_USE:
-		hc->w[0].how = any[hist_pick(&s, ARRAY_SIZE(any))];
-		/* change_profile to "&U" is a way of the creator's own change. */
-		hc->w[0].onto = hist_pick(&s, hc->w[0].how == HANDOFF_CHANGE ?
-					  3 : 2);
-		hc->w[1] = hc->w[0];
-		hc->w[1].warm = warm ?: HANDOFF_WARM(hc->op == HOP_READ ?
-						     HOP_READ : HOP_WRITE);
-		break;
-	case REL_ROUTE:
-		hc->w[0].onto = hist_pick(&s, 2);
-		hc->w[0].warm = warm;
-		hc->w[1] = hc->w[0];
-		hc->w[0].how = HANDOFF_CHANGE;
-		/*
-		 * A quarter of the time a random route after A's use, else
-		 * three unused ends: changed, forked, made there, where a
-		 * check the other routes skip shows twice; never made there
-		 * under rules that refuse the peer, then made under U too,
-		 * what A's peer was granted.
-		 */
-		if (!hist_pick(&s, 4) || hist_unix_of(hc->user) == U_PEER_A ||
-		    hist_unix_of(hc->user) == U_NO_RECEIVE) {
-			hc->w[1].how = moved[hist_pick(&s, ARRAY_SIZE(moved))];
-			break;
-		}
-		/* Made there, it was never used under A. */
-		hc->worlds = 3;
-		hc->w[0].warm = 0;
-		hc->w[1] = hc->w[0];
-		hc->w[1].how = HANDOFF_FORK;
-		hc->w[2] = hc->w[0];
-		hc->w[2].made_there = true;
-		break;
-	case REL_LABEL_PATH:
-		hc->w[0] = hist_stack_ways[0];
-		hc->w[1] = hist_stack_ways[1 + hist_pick(&s, 2)];
-		hc->w[0].warm = warm;
-		hc->w[1].warm = warm;
-		break;
-	case REL_PEER_SIDE:
-		hc->w[0].how = HANDOFF_FORK;
-		hc->w[0].onto = hist_pick(&s, ONTO_COUNT);
-		hc->w[0].warm = warm;
-		hc->w[1] = hc->w[0];
-		hc->w[1].peer_after = true;
-		hc->peer = HPEER_USE + hist_pick(&s, HPEER_COUNT - HPEER_USE);
-		hc->peer_user = hist_pick(&s, U_COUNT);
-		for (i = 0; i < ARRAY_SIZE(hist_warm_ops); i++)
-			if (hist_warm_ops[i] != HANDOFF_WARM(HOP_READ) &&
-			    hist_pick(&s, 2))
-				hc->peer_warm |= hist_warm_ops[i];
-		hc->peer_warm = hc->peer_warm ?: HANDOFF_WARM(HOP_WRITE);
-		break;
-	}
-}
-
-static const char *hist_onto_name(enum handoff_onto onto)
-{
-	return onto == ONTO_PROFILE ? "change_profile to U" :
-	       onto == ONTO_STACK ? "aa_stack_profile(U): A//&U" :
-	       "change_profile to &U: A//&U";
-}
-
-static void hist_warm_str(unsigned int warm, char *buf, size_t len)
-{
-	size_t i, n = 0;
-
-	buf[0] = '\0';
-	for (i = 0; i < ARRAY_SIZE(hist_ops) && n < len; i++)
-		if (warm & HANDOFF_WARM(hist_ops[i]))
-			n += snprintf(buf + n, len - n, "%s%s", n ? ", " : "",
-				      handoff_op_name(hist_ops[i]));
-	if (!buf[0])
-		snprintf(buf, len, "nothing");
-}
-
-/* The peer's event: "A does write on end 1". */
-static void hist_peer_str(const struct hist_case *hc, enum aa_abi abi,
-			  char *buf, size_t len)
-{
-	char what[64];
-
-	if (hc->peer == HPEER_USE) {
-		hist_warm_str(hc->peer_warm, what, sizeof(what));
-		snprintf(buf, len, "; A does %s on end 1", what);
-	} else if (hc->peer == HPEER_CHANGE) {
-		snprintf(buf, len, "; A, holding end 1, changes profile to U' %s",
-			 hist_user_name(abi, hc->peer_user, what, sizeof(what)));
-	} else if (hc->peer == HPEER_REPLACE) {
-		snprintf(buf, len, "; A's profile is replaced by the same text");
-	} else {
-		buf[0] = '\0';
-	}
-}
-
-/* A world's events, in the order they happen. */
-static void hist_world_str(const struct hist_case *hc, enum aa_abi abi,
-			   int w, char *buf, size_t len)
-{
-	char warm[64], user[64], peer[128];
-	bool after = hc->w[w].peer_after;
-
-	hist_warm_str(hc->w[w].warm, warm, sizeof(warm));
-	hist_user_name(abi, hc->user, user, sizeof(user));
-	hist_peer_str(hc, abi, peer, sizeof(peer));
-	if (hc->w[w].made_there) {
-		snprintf(buf, len, "the task, under %s, U %s, makes a %s %s; %s on end 0",
-			 hist_onto_name(hc->w[w].onto), user, type_name(hc->type),
-			 handoff_shape_name(hc->shape),
-			 handoff_op_name(hc->op));
-		return;
-	}
-	snprintf(buf, len,
-		 "A makes a %s %s; A does %s on end 0%s; %s; by %s, U %s%s; %s on end 0",
-		 type_name(hc->type), handoff_shape_name(hc->shape), warm,
-		 after ? "" : peer, handoff_how_name(hc->w[w].how),
-		 hist_onto_name(hc->w[w].onto), user, after ? peer : "",
-		 handoff_op_name(hc->op));
-}
-
 struct hist_profs {
 	const char *a;
 	/* A's text compiled, for its replacement by the same text. */
 	char a_blob[NAME_MAX_LEN + 16];
 	const char *u[U_COUNT];
 	char stack[U_COUNT][2 * NAME_MAX_LEN + 4];
+	/* The audit log, -1 if there is none to compare. */
+	int afd;
+};
+
+/* A world's outcome, and for a refusal whether it was audited. */
+struct hist_got {
+	struct outcome o;
+	int audited;
 };
 
 /*
@@ -477,7 +124,7 @@ static bool hist_names(struct ctx *c, struct hist_profs *hp)
 	for (i = 0; i < U_COUNT; i++) {
 		snprintf(uname[i], sizeof(uname[i]), "hist_u_%u_%s", i, abi);
 		u[i] = (struct prof){ .name = uname[i] };
-		prof_base(&u[i], dir, hist_file_perms[hist_file_of(i)]);
+		prof_base(&u[i], dir, hist_file_perms(i));
 		hist_unix_rules(&u[i], c->v->abi, hist_unix_of(i), a_full);
 		/* A change to the label the task has already changes nothing. */
 		prof_add(&u[i], "  /** rm,\n  change_profile,\n");
@@ -563,30 +210,112 @@ static bool hist_not_delivered(const struct outcome *o)
 	       (o->step < STEP_HANDOFF && (o->err || o->fault));
 }
 
+/* The mark's process: a socket() refused under U with no unix rule. */
+static void hist_mark_main(void *arg)
+{
+	int fd;
+
+	if (aa_confine(arg))
+		return;
+	fd = socket(AF_UNIX, SOCK_DGRAM, 0);
+	if (fd >= 0)
+		close(fd);
+}
+
+/*
+ * A refusal of the operation by its task (@arg: " pid=N "): of a file
+ * operation by aa_file_perm() (a file or a socket's revalidation), or of
+ * a socket's by its hooks, which a write() or read() also meets.  Not of
+ * the route's own checks (exec, SCM_RIGHTS), in which the same task may
+ * refuse other descriptors.
+ */
+static bool hist_refusal(const char *rec, void *arg)
+{
+	static const char *const ops[] = {
+		"file_perm", "file_lock", "sendmsg", "recvmsg",
+	};
+	char op[32];
+	size_t i;
+
+	if (!strstr(rec, "apparmor=\"DENIED\"") || !strstr(rec, arg) ||
+	    !audit_field(rec, "operation", op, sizeof(op)))
+		return false;
+	for (i = 0; i < ARRAY_SIZE(ops); i++)
+		if (!strcmp(op, ops[i]))
+			return true;
+	return false;
+}
+
+/*
+ * 1 if the task's refusal of its operation (in @o) was audited, 0 if not
+ * or if it was not refused there, -errno if the mark did not come.
+ */
+static int hist_audited(const struct hist_profs *hp, const struct outcome *o)
+{
+	char pid_kv[32], mark_kv[32];
+	const char *const mark[] = { "apparmor=\"DENIED\"",
+				     "operation=\"create\"", mark_kv, NULL };
+	struct outcome m = { .step = STEP_DONE };
+	pid_t pid;
+	int n;
+
+	if (hp->afd < 0 || (o->err != EACCES && o->err != EPERM) ||
+	    (o->step != STEP_OP && o->step != STEP_RETRY))
+		return 0;
+	pid = spawn(hist_mark_main, (void *)hp->u[hist_user(U_NO_UNIX, F_R)]);
+	if (pid < 0)
+		return pid;
+	reap(&m, pid);
+	snprintf(pid_kv, sizeof(pid_kv), " pid=%d ", o->pid);
+	snprintf(mark_kv, sizeof(mark_kv), " pid=%d ", pid);
+	n = audit_log_scan(hp->afd, mark, hist_refusal, pid_kv,
+			   HISTORY_AUDIT_MS);
+	return n > 0 ? 1 : n;
+}
+
+static bool hist_same(const struct hist_got *a, const struct hist_got *b)
+{
+	return outcome_eq(&a->o, &b->o) && a->audited == b->audited;
+}
+
+static const char *hist_got_str(const struct hist_got *g, char *buf,
+				size_t len)
+{
+	char o[128];
+
+	snprintf(buf, len, "%s%s", outcome_str(&g->o, o, sizeof(o)),
+		 g->audited ? ", audited" : g->o.err ? ", not audited" : "");
+	return buf;
+}
+
 /*
  * Runs every world: 1 if two differ, 0 if not (or, but for prior use,
  * where a world was not delivered the end), -errno if a run could not
- * be set up.  On a difference @hc and @got keep the two worlds that
- * differed, as worlds 1 and 2, for the shrinking and the report.
+ * be set up or its audit records not read.  On a difference @hc and @got
+ * keep the two worlds that differed, as worlds 1 and 2, for the
+ * shrinking and the report.
  */
 static int hist_differ(const struct hist_profs *hp, struct hist_case *hc,
-		       enum hist_rel rel, struct outcome got[HIST_WORLDS])
+		       enum hist_rel rel, struct hist_got got[HIST_WORLDS])
 {
 	unsigned int i, j;
 	int ret;
 
 	for (i = 0; i < hc->worlds; i++) {
-		ret = hist_run(hp, hc, i, &got[i]);
+		ret = hist_run(hp, hc, i, &got[i].o);
 		if (ret)
 			return ret;
+		got[i].audited = hist_audited(hp, &got[i].o);
+		if (got[i].audited < 0)
+			return got[i].audited;
 	}
 	for (i = 0; i < hc->worlds; i++) {
 		for (j = i + 1; j < hc->worlds; j++) {
 			if (rel != REL_PRIOR_USE &&
-			    (hist_not_delivered(&got[i]) ||
-			     hist_not_delivered(&got[j])))
+			    (hist_not_delivered(&got[i].o) ||
+			     hist_not_delivered(&got[j].o)))
 				continue;
-			if (outcome_eq(&got[i], &got[j]))
+			if (hist_same(&got[i], &got[j]))
 				continue;
 			hc->w[0] = hc->w[i];
 			hc->w[1] = hc->w[j];
@@ -602,9 +331,9 @@ static int hist_differ(const struct hist_profs *hp, struct hist_case *hc,
 /* @t replaces @hc when its pair still differs. */
 static void hist_try(const struct hist_profs *hp, struct hist_case *hc,
 		     const struct hist_case *t, enum hist_rel rel,
-		     struct outcome got[HIST_WORLDS])
+		     struct hist_got got[HIST_WORLDS])
 {
-	struct outcome g[HIST_WORLDS];
+	struct hist_got g[HIST_WORLDS];
 	struct hist_case c = *t;
 
 	if (memcmp(t, hc, sizeof(*t)) && hist_differ(hp, &c, rel, g) == 1) {
@@ -621,7 +350,7 @@ static void hist_try(const struct hist_profs *hp, struct hist_case *hc,
  * and the peer's U', each the pool's first choice.
  */
 static void hist_shrink(const struct hist_profs *hp, struct hist_case *hc,
-			enum hist_rel rel, struct outcome got[HIST_WORLDS])
+			enum hist_rel rel, struct hist_got got[HIST_WORLDS])
 {
 	struct hist_case t;
 	size_t i;
@@ -702,8 +431,8 @@ static bool hist_case(struct ctx *c, u64 seed, int n, void *arg)
 	struct __test_metadata *_metadata = c->metadata;
 	const struct hist_profs *hp = ((struct hist_arg *)arg)->hp;
 	enum hist_rel rel = ((struct hist_arg *)arg)->rel;
-	char w0[512], w1[512], o0[128], o1[128];
-	struct outcome got[HIST_WORLDS];
+	char w0[512], w1[512], o0[160], o1[160];
+	struct hist_got got[HIST_WORLDS];
 	struct hist_case hc;
 	int ret;
 
@@ -722,23 +451,30 @@ static bool hist_case(struct ctx *c, u64 seed, int n, void *arg)
 	EXPECT_TRUE(false) {
 		TH_LOG("seed %#llx (%s ABI), shrunk: world 1: %s: %s; world 2: %s: %s",
 		       seed, c->v->abi == AA_ABI_NEW ? "NEW" : "OLD", w0,
-		       outcome_str(&got[0], o0, sizeof(o0)), w1,
-		       outcome_str(&got[1], o1, sizeof(o1)));
+		       hist_got_str(&got[0], o0, sizeof(o0)), w1,
+		       hist_got_str(&got[1], o1, sizeof(o1)));
 	}
 	return false;
 }
 
 static void check_hist(struct ctx *c, enum hist_rel rel)
 {
+	struct __test_metadata *_metadata = c->metadata;
 	struct hist_profs hp;
 	struct hist_arg arg = { &hp, rel };
+	char why[160];
 
 	if (!hist_names(c, &hp) || c->collect)
 		return;
+	/* Whether a refusal was audited is part of the outcome. */
+	hp.afd = audit_log_open(why, sizeof(why));
+	if (hp.afd < 0)
+		SKIP(return, "%s", why);
 	hist_loop(c, hist_rel_name[rel],
 		  rel == REL_ROUTE ? HISTORY_ROUTE_MS :
 		  rel == REL_PRIOR_USE ? HISTORY_PRIOR_USE_MS : HISTORY_MS,
 		  hist_case, &arg);
+	close(hp.afd);
 }
 
 static void check_hist_prior_use(struct ctx *c)

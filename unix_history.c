@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The random lane's generator (the lane: unix_history_tests.c): the
+ * grammar of the profiles U, and a case's worlds drawn from a seed.  The
+ * pair is a socketpair, or has both ends on paths or on abstract names,
+ * or one on a path and its peer on an abstract name, or one not bound
+ * and its peer on a path, of a random type; the operation is a random
+ * file or socket operation.
+ *
+ * What the generator avoids, a sentence each:
+ * - An unconfined creator: its sockets are delegated and never
+ *   revalidated, so routes that check on the way legitimately differ.
+ * - A read with nothing queued: two messages are queued before a read,
+ *   whatever the world (unix_handoff.c).
+ * - Comparing a route that revoked (exec) or dropped (SCM_RIGHTS) the
+ *   end: that route performs its own check, asking read and write at
+ *   once, where change_profile checks nothing, so only ends both routes
+ *   delivered are compared (the lane's judge); likewise an end the task's
+ *   label may not make (or queue a message on, for a read) is not
+ *   compared with one made under A.
+ * - An end made there used first: its use would be under the task's
+ *   label, not A's, so the end made under A is not used first either.
+ * - An end made there under rules that refuse its peer something: the
+ *   peer is then made under U too, not A, so a peer=(label=A) rule or a
+ *   send that asks the peer's receive legitimately tells them apart.
+ * - A creator refused its own warm-up: A allows every unix operation.
+ * - The peer reading before the task's op: it would take what the task
+ *   reads, so the peer only writes and locks.
+ * - The errno's step for a peer: a connected dgram socket sends where a
+ *   new one connects first, so only the errno is compared.
+ */
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "unix_core.h"
+#include "unix_history.h"
+
+enum hist_unix hist_unix_of(unsigned int u)
+{
+	return u % U_UNIX_COUNT;
+}
+
+enum hist_file hist_file_of(unsigned int u)
+{
+	return u / U_UNIX_COUNT;
+}
+
+unsigned int hist_user(enum hist_unix un, enum hist_file f)
+{
+	return un + U_UNIX_COUNT * f;
+}
+
+static const char *const hist_unix_name[AA_ABI_COUNT][U_UNIX_COUNT] = {
+	[AA_ABI_OLD] = {
+		[U_ALL] = "network unix", [U_NO_SEND] = "all but send",
+		[U_NO_RECEIVE] = "all but receive",
+		[U_NO_UNIX] = "no unix rule",
+		[U_TYPE] = "stream and seqpacket", [U_PEER_A] = "dgram",
+		[U_UNNAMED] = "no peer ops",
+	},
+	[AA_ABI_NEW] = {
+		[U_ALL] = "every unix op", [U_NO_SEND] = "all but send",
+		[U_NO_RECEIVE] = "all but receive",
+		[U_NO_UNIX] = "no unix rule", [U_TYPE] = "stream and seqpacket",
+		[U_PEER_A] = "peer=(label=A)", [U_UNNAMED] = "addr=none peer=(addr=none)",
+	},
+};
+
+const char *const hist_rel_name[] = {
+	[REL_PRIOR_USE] = "prior_use",
+	[REL_ROUTE] = "route",
+	[REL_LABEL_PATH] = "label_path",
+	[REL_PEER_SIDE] = "peer_side",
+};
+
+const char *hist_file_perms(unsigned int u)
+{
+	static const char *const perms[] = {
+		[F_RWK] = "rwk", [F_RW] = "rw", [F_R] = "r",
+	};
+
+	return perms[hist_file_of(u)];
+}
+
+const char *hist_user_name(enum aa_abi abi, unsigned int u, char *buf,
+			   size_t len)
+{
+	snprintf(buf, len, "%s, %s", hist_unix_name[abi][hist_unix_of(u)],
+		 hist_file_perms(u));
+	return buf;
+}
+
+void hist_unix_rules(struct prof *p, enum aa_abi abi, enum hist_unix un,
+		     const char *a)
+{
+	bool nw = abi == AA_ABI_NEW;
+	const char *const rule[U_UNIX_COUNT][2] = {
+		[U_TYPE] = { "  network unix stream,\n  network unix seqpacket,\n",
+			     "  unix type=stream,\n  unix type=seqpacket,\n" },
+		[U_PEER_A] = { "  network unix dgram,\n", NULL },
+		[U_UNNAMED] = {
+			"  network (create, getattr, setattr, getopt, setopt, shutdown) unix,\n",
+			PEER_LOCAL_RULES
+			"  unix (connect, send, receive) addr=none peer=(addr=none),\n" },
+	};
+
+	if (un == U_PEER_A && nw)
+		prof_add(p, "%s  unix (connect, send, receive) peer=(label=%s),\n",
+			 PEER_LOCAL_RULES, a);
+	else if (un == U_ALL)
+		prof_add(p, "  %s\n", prof_allow_unix(abi));
+	else if (un == U_NO_SEND || un == U_NO_RECEIVE)
+		prof_unix_rules_but(p, abi, un == U_NO_SEND ? "send" : "receive");
+	else if (un != U_NO_UNIX)
+		prof_add(p, "%s", rule[un][nw]);
+}
+
+const unsigned int hist_warm_ops[HIST_WARM_OPS] = {
+	HANDOFF_WARM(HOP_WRITE), HANDOFF_WARM(HOP_READ),
+	HANDOFF_WARM(HOP_FLOCK_SH), HANDOFF_WARM(HOP_FLOCK_EX),
+};
+
+/*
+ * The operations that reach what a socket keeps: aa_file_perm()'s
+ * revalidation (sendmsg() and recvmsg() skip it; a peer's datagrams are
+ * peer_replaced's).
+ */
+static const enum handoff_op hist_ops[] = {
+	HOP_WRITE, HOP_READ, HOP_FLOCK_SH, HOP_FLOCK_EX, HOP_SENDMSG,
+	HOP_RECVMSG,
+};
+
+static const enum handoff_shape hist_shapes[] = {
+	HSHAPE_PAIR, HSHAPE_BOUND, HSHAPE_TO_BOUND, HSHAPE_FROM_BOUND,
+	HSHAPE_ABSTRACT,
+};
+
+static const int hist_types[] = { SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET };
+
+/* splitmix64: every case's draws come from its own seed. */
+u64 hist_next(u64 *s)
+{
+	u64 z = (*s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+unsigned int hist_pick(u64 *s, unsigned int n)
+{
+	return hist_next(s) % n;
+}
+
+/*
+ * The label a world's end reaches, A//&U by one of the ways of
+ * stacking: aa_stack_profile(), change_profile to "&U" or to "A//&U" by
+ * its creator, or at an exec aa_stack_onexec() or a change_onexec() to
+ * "A//&U".
+ */
+static const struct hist_world hist_stack_ways[] = {
+	{ .how = HANDOFF_CHANGE, .onto = ONTO_STACK },
+	{ .how = HANDOFF_CHANGE, .onto = ONTO_CHANGE_STACK },
+	{ .how = HANDOFF_CHANGE, .onto = ONTO_NAMED },
+	{ .how = HANDOFF_EXEC, .onto = ONTO_STACK },
+	{ .how = HANDOFF_EXEC, .onto = ONTO_NAMED },
+};
+
+void hist_gen(struct hist_case *hc, u64 seed, enum hist_rel rel)
+{
+	static const enum handoff_how moved[] = {
+		HANDOFF_FORK, HANDOFF_EXEC, HANDOFF_PASS,
+	};
+	static const enum handoff_how any[] = {
+		HANDOFF_CHANGE, HANDOFF_FORK, HANDOFF_EXEC, HANDOFF_PASS,
+	};
+	u64 s = seed;
+	unsigned int warm = 0;
+	size_t i;
+
+	memset(hc, 0, sizeof(*hc));
+	hc->seed = seed;
+	hc->worlds = 2;
+	hc->shape = hist_shapes[hist_pick(&s, ARRAY_SIZE(hist_shapes))];
+	hc->type = hist_types[hist_pick(&s, ARRAY_SIZE(hist_types))];
+	hc->op = hist_ops[hist_pick(&s, ARRAY_SIZE(hist_ops))];
+	hc->user = hist_pick(&s, U_COUNT);
+	for (i = 0; i < ARRAY_SIZE(hist_warm_ops); i++)
+		if (hist_pick(&s, 2))
+			warm |= hist_warm_ops[i];
+	switch (rel) {
+	case REL_PRIOR_USE:
+		hc->w[0].how = any[hist_pick(&s, ARRAY_SIZE(any))];
+		/* change_profile to "&U" is a way of the creator's own change. */
+		hc->w[0].onto = hist_pick(&s, hc->w[0].how == HANDOFF_CHANGE ?
+					  3 : 2);
+		hc->w[1] = hc->w[0];
+		hc->w[1].warm = warm ?: HANDOFF_WARM(hc->op == HOP_READ ?
+						     HOP_READ : HOP_WRITE);
+		break;
+	case REL_ROUTE:
+		hc->w[0].onto = hist_pick(&s, 2);
+		hc->w[0].warm = warm;
+		hc->w[1] = hc->w[0];
+		hc->w[0].how = HANDOFF_CHANGE;
+		/*
+		 * A quarter of the time a random route after A's use, else
+		 * three unused ends: changed, forked, made there, where a
+		 * check the other routes skip shows twice; never made there
+		 * under rules that refuse the peer, then made under U too,
+		 * what A's peer was granted.
+		 */
+		if (!hist_pick(&s, 4) || hist_unix_of(hc->user) == U_PEER_A ||
+		    hist_unix_of(hc->user) == U_NO_RECEIVE) {
+			hc->w[1].how = moved[hist_pick(&s, ARRAY_SIZE(moved))];
+			break;
+		}
+		/* Made there, it was never used under A. */
+		hc->worlds = 3;
+		hc->w[0].warm = 0;
+		hc->w[1] = hc->w[0];
+		hc->w[1].how = HANDOFF_FORK;
+		hc->w[2] = hc->w[0];
+		hc->w[2].made_there = true;
+		break;
+	case REL_LABEL_PATH:
+		hc->w[0] = hist_stack_ways[0];
+		i = 1 + hist_pick(&s, ARRAY_SIZE(hist_stack_ways) - 1);
+		hc->w[1] = hist_stack_ways[i];
+		hc->w[0].warm = warm;
+		hc->w[1].warm = warm;
+		break;
+	case REL_PEER_SIDE:
+		hc->w[0].how = HANDOFF_FORK;
+		hc->w[0].onto = hist_pick(&s, ONTO_COUNT);
+		hc->w[0].warm = warm;
+		hc->w[1] = hc->w[0];
+		hc->w[1].peer_after = true;
+		hc->peer = HPEER_USE + hist_pick(&s, HPEER_COUNT - HPEER_USE);
+		hc->peer_user = hist_pick(&s, U_COUNT);
+		for (i = 0; i < ARRAY_SIZE(hist_warm_ops); i++)
+			if (hist_warm_ops[i] != HANDOFF_WARM(HOP_READ) &&
+			    hist_pick(&s, 2))
+				hc->peer_warm |= hist_warm_ops[i];
+		hc->peer_warm = hc->peer_warm ?: HANDOFF_WARM(HOP_WRITE);
+		break;
+	}
+}
+
+static const char *hist_onto_name(enum handoff_onto onto)
+{
+	static const char *const names[] = {
+		[ONTO_PROFILE] = "change_profile to U",
+		[ONTO_STACK] = "aa_stack_profile(U): A//&U",
+		[ONTO_CHANGE_STACK] = "change_profile to &U: A//&U",
+		[ONTO_NAMED] = "change_profile to A//&U",
+	};
+
+	return names[onto];
+}
+
+static void hist_warm_str(unsigned int warm, char *buf, size_t len)
+{
+	size_t i, n = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < ARRAY_SIZE(hist_ops) && n < len; i++)
+		if (warm & HANDOFF_WARM(hist_ops[i]))
+			n += snprintf(buf + n, len - n, "%s%s", n ? ", " : "",
+				      handoff_op_name(hist_ops[i]));
+	if (!buf[0])
+		snprintf(buf, len, "nothing");
+}
+
+/* The peer's event: "A does write on end 1". */
+static void hist_peer_str(const struct hist_case *hc, enum aa_abi abi,
+			  char *buf, size_t len)
+{
+	char what[64];
+
+	if (hc->peer == HPEER_USE) {
+		hist_warm_str(hc->peer_warm, what, sizeof(what));
+		snprintf(buf, len, "; A does %s on end 1", what);
+	} else if (hc->peer == HPEER_CHANGE) {
+		snprintf(buf, len, "; A, holding end 1, changes profile to U' %s",
+			 hist_user_name(abi, hc->peer_user, what, sizeof(what)));
+	} else if (hc->peer == HPEER_REPLACE) {
+		snprintf(buf, len, "; A's profile is replaced by the same text");
+	} else {
+		buf[0] = '\0';
+	}
+}
+
+void hist_world_str(const struct hist_case *hc, enum aa_abi abi, int w,
+		    char *buf, size_t len)
+{
+	char warm[64], user[64], peer[128];
+	bool after = hc->w[w].peer_after;
+
+	hist_warm_str(hc->w[w].warm, warm, sizeof(warm));
+	hist_user_name(abi, hc->user, user, sizeof(user));
+	hist_peer_str(hc, abi, peer, sizeof(peer));
+	if (hc->w[w].made_there) {
+		snprintf(buf, len, "the task, under %s, U %s, makes a %s %s; %s on end 0",
+			 hist_onto_name(hc->w[w].onto), user, type_name(hc->type),
+			 handoff_shape_name(hc->shape),
+			 handoff_op_name(hc->op));
+		return;
+	}
+	snprintf(buf, len,
+		 "A makes a %s %s; A does %s on end 0%s; %s; by %s, U %s%s; %s on end 0",
+		 type_name(hc->type), handoff_shape_name(hc->shape), warm,
+		 after ? "" : peer, handoff_how_name(hc->w[w].how),
+		 hist_onto_name(hc->w[w].onto), user, after ? peer : "",
+		 handoff_op_name(hc->op));
+}

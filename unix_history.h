@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The random lane's generator: from a seed, the worlds of one case, which
+ * differ only in history the policy says does not matter, and the
+ * profiles U of the pool the task's label is made of.  The lane runs and
+ * judges them (unix_history_tests.c).
+ */
+
+#ifndef _SELFTESTS_APPARMOR_UNIX_HISTORY_H
+#define _SELFTESTS_APPARMOR_UNIX_HISTORY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "common.h"
+#include "profile.h"
+#include "unix_handoff.h"
+
+typedef unsigned long long u64;
+
+/*
+ * The profiles U of the pool: a choice of unix rules of the grammar both
+ * ABIs share (permission subsets, type=) or the NEW ABI's alone
+ * (peer=(label=), addr= with peer=(addr=)), where the OLD ABI gets other
+ * subsets instead, times a choice of file rules on the run directory,
+ * where ends on paths are and locks are taken.
+ */
+enum hist_unix {
+	U_ALL,
+	U_NO_SEND,
+	U_NO_RECEIVE,
+	U_NO_UNIX,
+	U_TYPE,		/* stream and seqpacket */
+	U_PEER_A,	/* NEW: peer ops with A only; OLD: dgram only */
+	U_UNNAMED,	/* NEW: peer ops between unnamed ends; OLD: none */
+	U_UNIX_COUNT,
+};
+
+enum hist_file {
+	F_RWK,
+	F_RW,
+	F_R,
+	F_COUNT,
+};
+
+#define U_COUNT (U_UNIX_COUNT * F_COUNT)
+
+enum hist_unix hist_unix_of(unsigned int u);
+enum hist_file hist_file_of(unsigned int u);
+unsigned int hist_user(enum hist_unix un, enum hist_file f);
+/* U's file permissions on the run directory: "rwk". */
+const char *hist_file_perms(unsigned int u);
+/* U's description: "all but send, rw". */
+const char *hist_user_name(enum aa_abi abi, unsigned int u, char *buf,
+			   size_t len);
+/* U's unix rules in @abi; @a is A's name, for peer=(label=). */
+void hist_unix_rules(struct prof *p, enum aa_abi abi, enum hist_unix un,
+		     const char *a);
+
+/*
+ * One world of a handoff case: how the end gets there, how the label is
+ * put on, what A did on the end first.
+ */
+struct hist_world {
+	enum handoff_how how;
+	enum handoff_onto onto;
+	unsigned int warm;
+	/*
+	 * No hand-off: the end is made under the task's label, and its
+	 * change_profile to that label changes nothing.
+	 */
+	bool made_there;
+	/* The peer's event comes after the task's label change. */
+	bool peer_after;
+};
+
+/* The relations of handoff cases: what their worlds differ in. */
+enum hist_rel {
+	REL_PRIOR_USE,
+	REL_ROUTE,
+	REL_LABEL_PATH,
+	REL_PEER_SIDE,
+};
+
+extern const char *const hist_rel_name[];
+
+#define HIST_WORLDS 3
+
+struct hist_case {
+	u64 seed;
+	enum handoff_shape shape;
+	int type;
+	enum handoff_op op;
+	unsigned int user;	/* < U_COUNT */
+	/* The peer's event, the same in every world but for its time. */
+	enum handoff_peer peer;
+	unsigned int peer_warm;
+	unsigned int peer_user;	/* HPEER_CHANGE: to this U */
+	/* Two worlds, or three for a route: each pair of them compared. */
+	unsigned int worlds;
+	struct hist_world w[HIST_WORLDS];
+};
+
+/* HANDOFF_WARM() of each operation a warm-up may hold. */
+#define HIST_WARM_OPS 4
+extern const unsigned int hist_warm_ops[HIST_WARM_OPS];
+
+/* splitmix64: every case's draws come from its own seed. */
+u64 hist_next(u64 *s);
+unsigned int hist_pick(u64 *s, unsigned int n);
+
+/* The case of relation @rel drawn from @seed. */
+void hist_gen(struct hist_case *hc, u64 seed, enum hist_rel rel);
+
+/* World @w's events in the order they happen, for a report. */
+void hist_world_str(const struct hist_case *hc, enum aa_abi abi, int w,
+		    char *buf, size_t len);
+
+#endif /* _SELFTESTS_APPARMOR_UNIX_HISTORY_H */
