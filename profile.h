@@ -14,7 +14,8 @@
 #include "common.h"
 #include "kselftest.h"
 
-#define RULES_MAX 1024
+/* The history lane's A holds exec rules for seven profiles of its pool. */
+#define RULES_MAX 2048
 
 /* What a peer=() rule's profile allows besides the peer operations. */
 #define PEER_LOCAL_RULES \

@@ -572,7 +572,7 @@ static int put_on(const struct handoff *h, struct outcome *out,
 {
 	char amp[LABEL_MAX];
 	const char *to = h->onto == ONTO_NAMED ? label : amp;
-	int ret;
+	int ret = 0;
 
 	if (h->onto == ONTO_PROFILE && !exec)
 		return confine(out, STEP_CONFINE_USER, user, false, false);
@@ -580,10 +580,10 @@ static int put_on(const struct handoff *h, struct outcome *out,
 	snprintf(amp, sizeof(amp), "&%s", user);
 	if (h->onto == ONTO_STACK)
 		ret = exec ? aa_stack_exec(user) : aa_stack(user);
-	else if (h->onto != ONTO_PROFILE)
-		ret = exec ? aa_confine_onexec(to) : aa_confine(to);
-	else
+	else if (h->onto == ONTO_PROFILE)
 		ret = aa_confine_onexec(user);
+	else if (h->onto != ONTO_RULE)
+		ret = exec ? aa_confine_onexec(to) : aa_confine(to);
 	if (ret) {
 		out->err = -ret;
 		return -1;
@@ -694,8 +694,8 @@ static int exec_user(struct run *r, struct run *user, int sv[2])
 		    failed(user->out, STEP_EXEC, fcntl(res[1], F_SETFD, 0)))
 			_exit(0);
 		at(user->out, STEP_EXEC);
-		execl(self, self, EXEC_ARG, args[0], args[1], args[2], args[3],
-		      r->h->label ? r->h->label : r->h->user, (char *)NULL);
+		execl(r->h->exec_path ?: self, self, EXEC_ARG, args[0], args[1],
+		      args[2], args[3], r->h->label ?: r->h->user, (char *)NULL);
 		failed(user->out, STEP_EXEC, -1);
 		_exit(0);
 	}

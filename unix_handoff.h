@@ -95,6 +95,12 @@ enum handoff_onto {
 	ONTO_CHANGE_STACK,
 	/* The same stack by its name, handoff.label: change_profile. */
 	ONTO_NAMED,
+	/*
+	 * HANDOFF_EXEC alone: nothing asked, the creator's exec rule for
+	 * handoff.exec_path stacks the user (pix -> &user: no profile
+	 * attaches to the path, so the creator's stays under it).
+	 */
+	ONTO_RULE,
 	ONTO_COUNT,
 };
 
@@ -132,6 +138,8 @@ struct handoff {
 	 */
 	enum handoff_onto onto;
 	const char *label;
+	/* HANDOFF_EXEC: a link to this program to exec, NULL: itself. */
+	const char *exec_path;
 	enum handoff_op op;
 	/* HANDOFF_REPLACE: replaces the creator's profile; 0 or -errno. */
 	int (*replace)(void *arg);

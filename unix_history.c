@@ -117,6 +117,11 @@ void hist_unix_rules(struct prof *p, enum aa_abi abi, enum hist_unix un,
 		prof_add(p, "%s", rule[un][nw]);
 }
 
+bool hist_exec_rule(unsigned int u)
+{
+	return hist_file_of(u) == F_RWK;
+}
+
 const unsigned int hist_warm_ops[HIST_WARM_OPS] = {
 	HANDOFF_WARM(HOP_WRITE), HANDOFF_WARM(HOP_READ),
 	HANDOFF_WARM(HOP_FLOCK_SH), HANDOFF_WARM(HOP_FLOCK_EX),
@@ -157,8 +162,8 @@ unsigned int hist_pick(u64 *s, unsigned int n)
 /*
  * The label a world's end reaches, A//&U by one of the ways of
  * stacking: aa_stack_profile(), change_profile to "&U" or to "A//&U" by
- * its creator, or at an exec aa_stack_onexec() or a change_onexec() to
- * "A//&U".
+ * its creator, or at an exec aa_stack_onexec(), a change_onexec() to
+ * "A//&U" or A's exec rule (pix -> &U).
  */
 static const struct hist_world hist_stack_ways[] = {
 	{ .how = HANDOFF_CHANGE, .onto = ONTO_STACK },
@@ -166,6 +171,7 @@ static const struct hist_world hist_stack_ways[] = {
 	{ .how = HANDOFF_CHANGE, .onto = ONTO_NAMED },
 	{ .how = HANDOFF_EXEC, .onto = ONTO_STACK },
 	{ .how = HANDOFF_EXEC, .onto = ONTO_NAMED },
+	{ .how = HANDOFF_EXEC, .onto = ONTO_RULE },
 };
 
 void hist_gen(struct hist_case *hc, u64 seed, enum hist_rel rel)
@@ -227,14 +233,17 @@ void hist_gen(struct hist_case *hc, u64 seed, enum hist_rel rel)
 		break;
 	case REL_LABEL_PATH:
 		hc->w[0] = hist_stack_ways[0];
-		i = 1 + hist_pick(&s, ARRAY_SIZE(hist_stack_ways) - 1);
+		/* The exec rule, the last way, where A has one for U. */
+		i = 1 + hist_pick(&s, ARRAY_SIZE(hist_stack_ways) - 2 +
+				  hist_exec_rule(hc->user));
 		hc->w[1] = hist_stack_ways[i];
 		hc->w[0].warm = warm;
 		hc->w[1].warm = warm;
 		break;
 	case REL_PEER_SIDE:
 		hc->w[0].how = HANDOFF_FORK;
-		hc->w[0].onto = hist_pick(&s, ONTO_COUNT);
+		/* Every way the child itself asks for. */
+		hc->w[0].onto = hist_pick(&s, ONTO_RULE);
 		hc->w[0].warm = warm;
 		hc->w[1] = hc->w[0];
 		hc->w[1].peer_after = true;
@@ -256,6 +265,7 @@ static const char *hist_onto_name(enum handoff_onto onto)
 		[ONTO_STACK] = "aa_stack_profile(U): A//&U",
 		[ONTO_CHANGE_STACK] = "change_profile to &U: A//&U",
 		[ONTO_NAMED] = "change_profile to A//&U",
+		[ONTO_RULE] = "A's exec rule pix -> &U: A//&U",
 	};
 
 	return names[onto];

@@ -56,6 +56,12 @@ const char *hist_user_name(enum aa_abi abi, unsigned int u, char *buf,
 /* U's unix rules in @abi; @a is A's name, for peer=(label=). */
 void hist_unix_rules(struct prof *p, enum aa_abi abi, enum hist_unix un,
 		     const char *a);
+/*
+ * Whether A has an exec rule that stacks U (pix -> &U): for the U with
+ * rwk file rules alone, since apparmor_parser takes 12 such rules in a
+ * profile at most.
+ */
+bool hist_exec_rule(unsigned int u);
 
 /*
  * One world of a handoff case: how the end gets there, how the label is

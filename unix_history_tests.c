@@ -40,6 +40,10 @@
  * AA_HISTORY_SECONDS, or AA_HISTORY_CASES of them.
  */
 
+#include <fcntl.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
+
 #include "audit_log.h"
 #include "unix_handoff.h"
 #include "unix_history.h"
@@ -101,28 +105,71 @@ struct hist_got {
 	int audited;
 };
 
+/* Where A's exec rule for U @u stacks it: a link to this program. */
+static void hist_exec_path(char *buf, size_t len, unsigned int u)
+{
+	snprintf(buf, len, "%s/hist_x_%u", aa_policy_dir(policy), u);
+}
+
+/* A link to the program @self at @path, or a copy across file systems. */
+static int hist_link(const char *self, const char *path)
+{
+	struct stat st;
+	int in, out;
+	ssize_t n = 0;
+
+	if (!link(self, path) || errno == EEXIST)
+		return 0;
+	in = open(self, O_RDONLY | O_CLOEXEC);
+	out = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755);
+	if (in >= 0 && out >= 0 && !fstat(in, &st))
+		n = sendfile(out, in, NULL, st.st_size);
+	if (in >= 0)
+		close(in);
+	if (out >= 0)
+		close(out);
+	return n > 0 && n == st.st_size ? 0 : -1;
+}
+
 /*
  * A, the pool and each A//&U, registered in collect mode; and else A
- * compiled for its replacement.
+ * compiled for its replacement, and the links its exec rules name.
  */
 static bool hist_names(struct ctx *c, struct hist_profs *hp)
 {
 	const char *abi = c->v->abi == AA_ABI_NEW ? "new" : "old";
 	const char *dir = aa_policy_dir(policy);
 	char aname[32], uname[U_COUNT][32], a_full[NAME_MAX_LEN], err[256];
+	char u_full[NAME_MAX_LEN], self[PATH_MAX], x[PATH_MAX];
 	struct prof a = { .name = aname }, u[U_COUNT];
 	unsigned int i;
+	ssize_t n;
 	int ret;
 
-	/* A changes profile, and maps and runs this program in an exec. */
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n < 0)
+		ksft_exit_fail_msg("/proc/self/exe: %s\n", strerror(errno));
+	self[n] = '\0';
+	/*
+	 * A changes profile, maps this program and runs it in an exec, as
+	 * itself, or by a link whose exec rule stacks a U: pix, since a
+	 * stack goes onto the profile that attaches to the path, and with
+	 * none A inherits.
+	 */
 	snprintf(aname, sizeof(aname), "hist_a_%s", abi);
 	run_name(a_full, sizeof(a_full), aname);
 	lacking(&a, c->v->abi, NULL);
 	prof_add(&a, "  /proc/*/attr/{apparmor/,}current w,\n  change_profile,\n");
-	prof_add(&a, "  /** rmix,\n  %s/* k,\n", dir);
-	hp->a = registered(c, &a);
+	prof_add(&a, "  /** rm,\n  %s ix,\n  %s/* k,\n", self, dir);
 	for (i = 0; i < U_COUNT; i++) {
 		snprintf(uname[i], sizeof(uname[i]), "hist_u_%u_%s", i, abi);
+		run_name(u_full, sizeof(u_full), uname[i]);
+		hist_exec_path(x, sizeof(x), i);
+		if (hist_exec_rule(i))
+			prof_add(&a, "  %s pix -> &%s,\n", x, u_full);
+	}
+	hp->a = registered(c, &a);
+	for (i = 0; i < U_COUNT; i++) {
 		u[i] = (struct prof){ .name = uname[i] };
 		prof_base(&u[i], dir, hist_file_perms(i));
 		hist_unix_rules(&u[i], c->v->abi, hist_unix_of(i), a_full);
@@ -140,6 +187,14 @@ static bool hist_names(struct ctx *c, struct hist_profs *hp)
 		ksft_exit_fail_msg("cannot register more profiles\n");
 	if (c->collect || !hp->a)
 		return hp->a;
+	for (i = 0; i < U_COUNT; i++) {
+		hist_exec_path(x, sizeof(x), i);
+		if (hist_exec_rule(i) && hist_link(self, x)) {
+			ksft_print_msg("history: cannot link %s: %s\n", x,
+				       strerror(errno));
+			return false;
+		}
+	}
 	snprintf(hp->a_blob, sizeof(hp->a_blob), "%s.bin", aname);
 	ret = aa_policy_compile(policy, env.parser, c->v->abi, hp->a, a.text,
 				hp->a_blob, err, sizeof(err));
@@ -160,7 +215,7 @@ static int hist_replace_a(void *arg)
 static int hist_run(const struct hist_profs *hp, const struct hist_case *hc,
 		    int w, struct outcome *out)
 {
-	char names[2][NAME_MAX_LEN], path[2][PATH_MAX];
+	char names[2][NAME_MAX_LEN], path[2][PATH_MAX], x[PATH_MAX];
 	struct handoff h = {
 		.how = hc->w[w].how,
 		.shape = hc->shape,
@@ -173,6 +228,7 @@ static int hist_run(const struct hist_profs *hp, const struct hist_case *hc,
 		.onto = hc->w[w].onto,
 		.label = hc->w[w].onto == ONTO_PROFILE ? NULL :
 			 hp->stack[hc->user],
+		.exec_path = hc->w[w].onto == ONTO_RULE ? x : NULL,
 		.op = hc->op,
 		.warm = hc->w[w].warm,
 		.peer = hc->peer,
@@ -184,15 +240,18 @@ static int hist_run(const struct hist_profs *hp, const struct hist_case *hc,
 	};
 	int i, ret;
 
+	hist_exec_path(x, sizeof(x), hc->user);
 	for (i = 0; i < 2; i++) {
 		run_name(names[i], sizeof(names[i]), i ? "hist1" : "hist0");
 		snprintf(path[i], sizeof(path[i]), "%s/%s",
 			 aa_policy_dir(policy), names[i]);
 		unlink(path[i]);
 	}
-	/* The peer's end on an abstract name. */
-	if (hc->shape == HSHAPE_FROM_BOUND)
+	/* Ends on abstract names: the peer's, or both. */
+	if (hc->shape == HSHAPE_FROM_BOUND || hc->shape == HSHAPE_ABSTRACT)
 		h.path[1] = names[1];
+	if (hc->shape == HSHAPE_ABSTRACT)
+		h.path[0] = names[0];
 	ret = handoff_run(&h, out);
 	for (i = 0; i < 2; i++)
 		unlink(path[i]);
