@@ -14,7 +14,7 @@
 #include "common.h"
 #include "kselftest.h"
 
-/* The history lane's A holds exec rules for seven profiles of its pool. */
+/* Room for a profile's rules, exec rules naming other profiles among them. */
 #define RULES_MAX 2048
 
 /* What a peer=() rule's profile allows besides the peer operations. */
