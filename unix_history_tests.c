@@ -23,7 +23,8 @@
  *   three worlds (change_profile, fork, made there), each pair compared;
  * - label_path: the same stack A//&U put on by aa_stack_profile(), by
  *   change_profile to "&U" or to "A//&U" by name, or at an exec
- *   (aa_stack_onexec(), or change_onexec() to "A//&U");
+ *   (aa_stack_onexec(), change_onexec() to "A//&U", or A's exec rule
+ *   pix -> &U);
  * - peer_side: the peer, A holding end 1, uses its end (write, flocks),
  *   changes profile to U' or has A replaced by the same text, before the
  *   task's label change or after it;
