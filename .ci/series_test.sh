@@ -61,7 +61,11 @@ pristine()
 		rm -rf "${dir:?}/$ST/apparmor"
 		sed -i '/^# Debian packaging: ignore everything/,/^!\/debian\/$/d' \
 			"$dir/.gitignore"
-		(cd "$dir" && git init -q && git add -A &&
+		# No automatic gc: after the first commit of its 100,000 loose
+		# objects, git would pack them beside the guests, about 110 s of
+		# CPU a tree, for a repository only ever reset and patched.
+		(cd "$dir" && git init -q && git config gc.auto 0 &&
+			git config maintenance.auto false && git add -A &&
 			git "${git_id[@]}" commit -q -m "pristine $(basename "$src")") ||
 			return 1
 		touch "$dir/.git/pristine"
@@ -119,7 +123,11 @@ lkft=""
 for tree in "$@"; do
 	ver=$(make -s -C "$tree" kernelversion)
 	repo=$(pristine "$tree") || { check "pristine $ver" false; continue; }
-	git -C "$repo" reset -q --hard && git -C "$repo" clean -qfdx
+	# From the pristine commit: a run stopped after git am leaves the
+	# series applied.
+	git -C "$repo" reset -q --hard \
+		"$(git -C "$repo" rev-list --max-parents=0 HEAD)" &&
+		git -C "$repo" clean -qfdx
 	# As for posting: the series made against the tree it goes to.
 	series=$OUT/$ver/series
 	mkdir -p "$OUT/$ver"
