@@ -73,6 +73,14 @@ pristine()
 	echo "$dir"
 }
 
+# unpatch REPO: back to the pristine commit, nothing else in the tree.
+unpatch()
+{
+	git -C "$1" am --abort 2>/dev/null
+	git -C "$1" reset -q --hard "$(git -C "$1" rev-list --max-parents=0 HEAD)" &&
+		git -C "$1" clean -qfdx
+}
+
 # checkpatch_ok TREE PATCH N VER: no error and no warning, but for a commit id
 # that a tree without history cannot look up, and new files in a
 # directory patch 1 already put in MAINTAINERS.
@@ -123,11 +131,8 @@ lkft=""
 for tree in "$@"; do
 	ver=$(make -s -C "$tree" kernelversion)
 	repo=$(pristine "$tree") || { check "pristine $ver" false; continue; }
-	# From the pristine commit: a run stopped after git am leaves the
-	# series applied.
-	git -C "$repo" reset -q --hard \
-		"$(git -C "$repo" rev-list --max-parents=0 HEAD)" &&
-		git -C "$repo" clean -qfdx
+	# A run stopped after git am left the series applied.
+	unpatch "$repo"
 	# As for posting: the series made against the tree it goes to.
 	series=$OUT/$ver/series
 	mkdir -p "$OUT/$ver"
@@ -175,9 +180,7 @@ for tree in "$@"; do
 	done
 	[[ -z $tarball && -f $t ]] && cp "$t" "$OUT/kselftest.tar.gz" &&
 		tarball=$OUT/kselftest.tar.gz && guests
-	git -C "$repo" am --abort 2>/dev/null
-	git -C "$repo" reset -q --hard "$(git -C "$repo" rev-list --max-parents=0 HEAD)"
-	git -C "$repo" clean -qfdx
+	unpatch "$repo"
 done
 
 if [[ -z $lkft ]]; then
