@@ -11,6 +11,7 @@
 # LAVA job (.ci/lava_test.sh).
 #
 # Usage: .ci/series_test.sh -k BZIMAGE OUTDIR KERNEL_TREE [KERNEL_TREE...]
+#        .ci/series_test.sh --pristine KERNEL_TREE...
 #
 # The tarball of the first tree is run on BZIMAGE, a kernel with every fix
 # the series carries: on a released kernel the stacking tests FAIL.  A
@@ -24,14 +25,20 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
 # shellcheck source=.ci/tap.sh
 . .ci/tap.sh
 CACHE=${VMTEST_CACHE:-$HOME/.cache/apparmor-selftests}
-if [[ ${1:-} != -k || $# -lt 4 ]]; then
+PRISTINE_ONLY=0
+if [[ ${1:-} == --pristine && $# -ge 2 ]]; then
+	PRISTINE_ONLY=1
+	shift
+elif [[ ${1:-} != -k || $# -lt 4 ]]; then
 	echo "usage: $0 -k BZIMAGE OUTDIR KERNEL_TREE [KERNEL_TREE...]" >&2
+	echo "       $0 --pristine KERNEL_TREE..." >&2
 	exit 2
+else
+	KERNEL=$(realpath "$2")
+	shift 2
+	OUT=$(realpath -m "$1")
+	shift
 fi
-KERNEL=$(realpath "$2")
-shift 2
-OUT=$(realpath -m "$1")
-shift
 ST=tools/testing/selftests
 # One patch per message, and the programs the series installs.
 MSGS=(.ci/series/[0-9]*.msg .ci/fixes/[0-9]*.patch)
@@ -48,14 +55,20 @@ fi
 git_id=(-c user.name="$(git config user.name)"
 	-c user.email="$(git config user.email)")
 
-# pristine TREE: print the path of TREE's pristine git repository.
+# pristine TREE: print the path of TREE's pristine git repository.  One
+# maker at a time: .ci/run makes them ahead (--pristine), beside the steps
+# before the series.
 pristine()
 {
 	local src=$1 dir
 
+	[[ -f $src/Makefile ]] || return 1
 	dir=$CACHE/pristine/$(basename "$src")
+	mkdir -p "$CACHE/pristine" || return 1
+	exec 8>"$CACHE/pristine/lock"
+	flock 8
 	if [[ ! -f $dir/.git/pristine ]]; then
-		rm -rf "$dir" && mkdir -p "$CACHE/pristine" || return 1
+		rm -rf "$dir" || return 1
 		# Hard links: git and make replace files, never write into them.
 		cp -al "$src" "$dir" || return 1
 		rm -rf "${dir:?}/$ST/apparmor"
@@ -70,8 +83,16 @@ pristine()
 			return 1
 		touch "$dir/.git/pristine"
 	fi
+	exec 8>&-
 	echo "$dir"
 }
+
+if [[ $PRISTINE_ONLY -eq 1 ]]; then
+	for tree in "$@"; do
+		pristine "$tree" >/dev/null || exit 1
+	done
+	exit 0
+fi
 
 # unpatch REPO: back to the pristine commit, nothing else in the tree.
 unpatch()
