@@ -29,7 +29,8 @@
 # the others at once: FIXED, REGRESSED, COSTLY (and SIBLING) with -icount
 # (TCG), and trixie.
 # Logs and the guests' /output go to a directory named at the end.
-# PERF_BENCH overrides the benchmark settings (one string, split on blanks).
+# PERF_BENCH overrides the benchmark settings (one string, split on blanks);
+# PERF_OUT names that directory.
 
 set -uo pipefail
 
@@ -60,7 +61,8 @@ SIBLING=${4:-}
 # the unconfined ones are.  P: run_perf.sh confined's profile names.
 SIDE=("${BENCH[@]}")
 P=af_unix_send_perf
-OUT=$(mktemp -d /tmp/apparmor-selftests-perf.XXXXXX)
+OUT=${PERF_OUT:-$(mktemp -d /tmp/apparmor-selftests-perf.XXXXXX)}
+mkdir -p "$OUT" || exit 1
 failed=0
 start=$SECONDS
 

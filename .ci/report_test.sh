@@ -6,7 +6,8 @@
 # format .ci/run's aba_figure() reads, exit status 2 with a message for
 # every input it must refuse, and the same report on three short runs of
 # af_unix_send_perf on this host (the timings mean nothing here, only
-# the report's shape).
+# the report's shape); and vm-aba, its three boots run on this host by a
+# stand-in vmtest.sh.
 # Usage: .ci/report_test.sh BINDIR, where BINDIR holds af_unix_send_perf.
 # Needs jq.  Prints TAP.
 
@@ -201,5 +202,38 @@ for w in sendmmsg io_uring; do
 		test "$(figure printed "$w" 1 | wc -l)$(figure printed "$w" 2 | wc -l)" = 11
 done
 check "no control characters, no trailing blanks, 80 columns" clean printed
+
+# 5. vm-aba, its guests run here: a vmtest.sh beside run_perf.sh that logs
+# its arguments and runs the guest's command with -o DIR for /output.
+# CI's A/B/A report is of the benchmark's boots, which no vm-aba boots.
+mkdir -p vm k1 k2
+cp "$here/run_perf.sh" "$bin/af_unix_send_perf" vm/
+cat >vm/vmtest.sh <<'STUB'
+#!/bin/bash
+cd "$(dirname "$0")" || exit 2
+echo "$*" >>boots
+while [[ $# -gt 0 && $1 != -- ]]; do
+	[[ $1 == -o ]] && out=$2
+	shift
+done
+shift
+exec "${@/#\/output/$out}"
+STUB
+chmod +x vm/vmtest.sh
+printf 'version: 9.9\npatch: 0001-x.patch [PATCH] x\n' >k1/build-info
+printf 'version: 9.9\npatch: none\n' >k2/build-info
+touch k1/bzImage k2/bzImage
+vm/run_perf.sh vm-aba -t 1000 -j 2 -b x=1 -o "$PWD/aba" k1/bzImage k2/bzImage -- \
+	--msgs 1024 --rounds 3 --warmup 0 >/dev/null 2>vm-aba.err
+check "vm-aba: three boots, no regression within 1000%: exit 0" test $? -eq 0
+check "vm-aba: A, B with -b's command line, A again, each with --icount" \
+	test "$(sed 's/ -o .*//' vm/boots | sort | uniq -c | awk '{ $1 = $1 } 1')" = \
+	"$(printf '2 -k k1/bzImage --icount\n1 -k k2/bzImage -a x=1 --icount')"
+check "vm-aba: each boot's build-info beside its result" \
+	sh -c 'grep -q "^patch: 0001-x" aba/1/build-info &&
+		grep -q "^patch: none" aba/2/build-info &&
+		grep -q "^cmdline: x=1" aba/2/build-info && cmp -s aba/1/build-info aba/3/build-info'
+check "vm-aba: the report, in report.txt" \
+	test "$(figure aba/report.txt sendmmsg 1 | wc -l)" = 1
 
 tap_done
