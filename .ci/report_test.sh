@@ -205,7 +205,7 @@ check "no control characters, no trailing blanks, 80 columns" clean printed
 
 # 5. vm-aba, its guests run here: a vmtest.sh beside run_perf.sh that logs
 # its arguments and runs the guest's command with -o DIR for /output.
-# CI's A/B/A report is of the benchmark's boots, which no vm-aba boots.
+# CI's A/B/A report is made of the benchmark's boots: vm-aba boots none.
 mkdir -p vm k1 k2
 cp "$here/run_perf.sh" "$bin/af_unix_send_perf" vm/
 cat >vm/vmtest.sh <<'STUB'
