@@ -4,7 +4,8 @@
 # Build a minimal x86_64 kernel for the AppArmor selftests from a kernel
 # tree plus an optional series of patches: tinyconfig + ./config (what the
 # tests need) + ./config.vm (what it takes to boot under qemu with an
-# initramfs and a serial console).
+# initramfs and a serial console, less tinyconfig's defaults that neither
+# uses).
 #
 # The tree itself is never written to.  It is mirrored with hard links
 # into a work directory per (tree, config); the patched files are real
@@ -113,24 +114,35 @@ mapfile -t applied < <(grep . -- "$work/applied" 2>/dev/null || true)
 mkdir -p -- "$src" "$obj"
 # Has the tree changed since the last run?  A file edited in place is
 # seen by its time (the mirror shares it), one replaced by another by
-# rsync.  The selftests are not part of the kernel: left out.
+# rsync.  The selftests are not part of the kernel: left out.  When no
+# file was edited and no entry added, removed or renamed (each moves its
+# directory's inode time on, which tar's restored times do not undo),
+# the mirror is as rsync would leave it: rsync, a walk of both trees, is
+# skipped.
 changed=first
+resync=1
 if [[ -f $work/synced ]]; then
 	changed=$(find "$ksrc" \( -path "$ksrc/.git" -o \
 		-path "$ksrc/tools/testing/selftests" \) -prune -o \
 		-newer "$work/synced" -print -quit)
+	[[ -n $changed || -n $(find "$ksrc" -path "$ksrc/.git" -prune -o \
+		-type d -cnewer "$work/synced" -print -quit) ]] || resync=0
 fi
-touch -- "$work/synced"
-# rsync's itemized changes (path from column 13), less those files, the
-# times of directories and the selftests.
-changed+=$(rsync -a --delete --itemize-changes --link-dest="$ksrc" \
-	--exclude=/.git --exclude=/.config --exclude=/include/config/ \
-	--exclude=/include/generated/ --exclude='/arch/*/include/generated/' \
-	"$ksrc/" "$src/" |
-	awk 'NR == FNR { a[$0]; next } /^\.d/ { next }
-	     { p = substr($0, 13) }
-	     !(p in a) && index(p, "tools/testing/selftests/") != 1' \
-		<(printf '%s\n' "${applied[@]}") -)
+if [[ $resync -eq 1 ]]; then
+	touch -- "$work/synced"
+	# rsync's itemized changes (path from column 13), less those files,
+	# the times of directories and the selftests.
+	changed+=$(rsync -a --delete --itemize-changes --link-dest="$ksrc" \
+		--exclude=/.git --exclude=/.config --exclude=/include/config/ \
+		--exclude=/include/generated/ \
+		--exclude='/arch/*/include/generated/' "$ksrc/" "$src/" |
+		awk 'NR == FNR { a[$0]; next } /^\.d/ { next }
+		     { p = substr($0, 13) }
+		     !(p in a) && index(p, "tools/testing/selftests/") != 1' \
+			<(printf '%s\n' "${applied[@]}") -)
+else
+	echo "${0##*/}: $ksrc unchanged since the mirror's last sync" >&2
+fi
 rm -f -- "$work/applied"
 for f in "${applied[@]}"; do
 	[[ -f $ksrc/$f ]] && cp --remove-destination -- "$ksrc/$f" "$src/$f"

@@ -129,12 +129,25 @@ check "the image is the tree's plus the new file" test "$(cat "$img")" = "$(prin
 build -p "$tmp/good.patch"
 check "back to the first patch: its cached image" test "$rc" -eq 0 -a "$img" = "$good"
 check "the added file is gone from the mirror" test ! -e "$out"/*/src/src/three.c
+check "an unchanged tree: the mirror is not synced again" \
+	grep -q 'unchanged since the mirror.s last sync' "$tmp/stderr"
 
 check "the tree itself was never written to" test "$(sum "$tree")" = "$tree_before"
 
 printf 'x\nY\nz\n' >"$tree/src/two.c"
 build -p "$tmp/good.patch"
 check "a changed tree is rebuilt, not served from the cache" test "$rc" -eq 0 -a "$(cat "$img")" = "$(printf 'a\nB\nc\nx\nY\nz')"
+
+# A file replaced by one with an older time, in a directory whose time
+# is then set back, as tar leaves them: only the directory's inode time
+# is new.
+printf 'x\nY2\nz\n' >"$tmp/two.c"
+touch -d '2000-01-01' "$tmp/two.c"
+mv "$tmp/two.c" "$tree/src/two.c"
+touch -d '2000-01-01' "$tree/src"
+build -p "$tmp/good.patch"
+check "a file replaced by an older one reaches the mirror" \
+	cmp -s "$tree/src/two.c" "$(echo "$out"/*/src/src/two.c)"
 
 # Options dropped by olddefconfig, in a tree (its own work directory)
 # whose Kconfig defines PROC_SYSCTL but not SYSCTL, and whose
