@@ -11,8 +11,12 @@
 # LAVA job (.ci/lava_test.sh).
 #
 # Usage: .ci/series_test.sh -k BZIMAGE OUTDIR KERNEL_TREE [KERNEL_TREE...]
+#        .ci/series_test.sh --prepare OUTDIR KERNEL_TREE [KERNEL_TREE...]
 #        .ci/series_test.sh --pristine KERNEL_TREE...
 #
+# --prepare does all but the guests, and keeps its TAP in OUTDIR: a -k run
+# with the same OUTDIR and trees then prints it and runs only the guests.
+# CI prepares ahead, on idle cores, as the tarball needs no kernel.
 # The tarball of the first tree is run on BZIMAGE, a kernel with every fix
 # the series carries: on a released kernel the stacking tests FAIL.  A
 # pristine tree is a git
@@ -26,11 +30,17 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
 . .ci/tap.sh
 CACHE=${VMTEST_CACHE:-$HOME/.cache/apparmor-selftests}
 PRISTINE_ONLY=0
+KERNEL=""
 if [[ ${1:-} == --pristine && $# -ge 2 ]]; then
 	PRISTINE_ONLY=1
 	shift
+elif [[ ${1:-} == --prepare && $# -ge 3 ]]; then
+	shift
+	OUT=$(realpath -m "$1")
+	shift
 elif [[ ${1:-} != -k || $# -lt 4 ]]; then
 	echo "usage: $0 -k BZIMAGE OUTDIR KERNEL_TREE [KERNEL_TREE...]" >&2
+	echo "       $0 --prepare OUTDIR KERNEL_TREE [KERNEL_TREE...]" >&2
 	echo "       $0 --pristine KERNEL_TREE..." >&2
 	exit 2
 else
@@ -147,64 +157,93 @@ guests()
 	lkft=$!
 }
 
-rm -rf "$OUT" && mkdir -p "$OUT"
+# prepare_trees TREE...: all but the guests, which start (with -k) as
+# soon as the first tree's tarball is made.
+prepare_trees()
+{
+	local tree ver repo series files pats p idx t
+
+	for tree in "$@"; do
+		ver=$(make -s -C "$tree" kernelversion)
+		repo=$(pristine "$tree") || { check "pristine $ver" false; continue; }
+		# A run stopped after git am left the series applied.
+		unpatch "$repo"
+		# As for posting: the series made against the tree it goes to.
+		series=$OUT/$ver/series
+		mkdir -p "$OUT/$ver"
+		bash .ci/make_series.sh -o "$series" "$repo" >/dev/null
+		files=("$series"/*.patch)
+		# The patches, in order, without the cover letter.
+		pats=()
+		for p in "$series"/[0-9][0-9][0-9][0-9]-*.patch; do
+			[[ $p == */0000-cover-letter.patch ]] || pats+=("$p")
+		done
+		check "$ver: a patch per message and kernel fix, ${#MSGS[@]}, and a cover letter (${#files[@]} files)" \
+			test "${#files[@]}" -eq $((${#MSGS[@]} + 1))
+		check "$ver: no patch names .ci/, which stays out" \
+			sh -c '! grep -h "^+" "$@" | grep -F .ci/' sh "${pats[@]}"
+		# What the patches add is the same whatever the base.
+		grep -h '^+' "${pats[@]}" >"$OUT/$ver/added"
+		[[ -f $OUT/added ]] || cp "$OUT/$ver/added" "$OUT/added"
+		check "$ver: the patches add the same lines as for the first tree" \
+			cmp -s "$OUT/added" "$OUT/$ver/added"
+		check "$ver: git am applies the series" \
+			git -C "$repo" "${git_id[@]}" am -q "${pats[@]}"
+		idx=0
+		for p in "${pats[@]}"; do
+			idx=$((idx + 1))
+			check "$ver: checkpatch --strict $(basename "$p")" \
+				checkpatch_ok "$repo" "$p" "$idx" "$ver"
+		done
+		[[ -f $OUT/diffstat ]] ||
+			git apply --stat "${pats[@]}" >"$OUT/diffstat"
+		check "$ver: get_maintainer.pl names the AppArmor list for the suite" \
+			maintained "$repo"
+		check "$ver: make tinyconfig" make -s -C "$repo" tinyconfig
+		check "$ver: make kselftest-all TARGETS=apparmor" \
+			make -s -j"$(nproc)" -C "$repo" kselftest-all TARGETS=apparmor \
+			USERCFLAGS=-Werror
+		check "$ver: make -C $ST TARGETS=apparmor" \
+			make -s -j"$(nproc)" -C "$repo/$ST" TARGETS=apparmor \
+			USERCFLAGS=-Werror
+		check "$ver: make kselftest-gen_tar TARGETS=apparmor" \
+			make -s -C "$repo" kselftest-gen_tar TARGETS=apparmor
+		t=$repo/$ST/kselftest_install/kselftest-packages/kselftest.tar.gz
+		for p in "${PROGS[@]}" af_unix_send_perf; do
+			check "$ver: the tarball holds $p" \
+				sh -c "tar -tzf '$t' | grep -qx './apparmor/$p'"
+		done
+		if [[ -z $tarball && -f $t ]] &&
+			cp "$t" "$OUT/kselftest.tar.gz"; then
+			tarball=$OUT/kselftest.tar.gz
+			[[ -z $KERNEL ]] || guests
+		fi
+		unpatch "$repo"
+	done
+}
+
 tarball=""
 lava=""
 lkft=""
-for tree in "$@"; do
-	ver=$(make -s -C "$tree" kernelversion)
-	repo=$(pristine "$tree") || { check "pristine $ver" false; continue; }
-	# A run stopped after git am left the series applied.
-	unpatch "$repo"
-	# As for posting: the series made against the tree it goes to.
-	series=$OUT/$ver/series
-	mkdir -p "$OUT/$ver"
-	bash .ci/make_series.sh -o "$series" "$repo" >/dev/null
-	files=("$series"/*.patch)
-	# The patches, in order, without the cover letter.
-	pats=()
-	for p in "$series"/[0-9][0-9][0-9][0-9]-*.patch; do
-		[[ $p == */0000-cover-letter.patch ]] || pats+=("$p")
-	done
-	check "$ver: a patch per message and kernel fix, ${#MSGS[@]}, and a cover letter (${#files[@]} files)" \
-		test "${#files[@]}" -eq $((${#MSGS[@]} + 1))
-	check "$ver: no patch names .ci/, which stays out" \
-		sh -c '! grep -h "^+" "$@" | grep -F .ci/' sh "${pats[@]}"
-	# What the patches add is the same whatever the base.
-	grep -h '^+' "${pats[@]}" >"$OUT/$ver/added"
-	[[ -f $OUT/added ]] || cp "$OUT/$ver/added" "$OUT/added"
-	check "$ver: the patches add the same lines as for the first tree" \
-		cmp -s "$OUT/added" "$OUT/$ver/added"
-	check "$ver: git am applies the series" \
-		git -C "$repo" "${git_id[@]}" am -q "${pats[@]}"
-	idx=0
-	for p in "${pats[@]}"; do
-		idx=$((idx + 1))
-		check "$ver: checkpatch --strict $(basename "$p")" \
-			checkpatch_ok "$repo" "$p" "$idx" "$ver"
-	done
-	[[ -f $OUT/diffstat ]] ||
-		git apply --stat "${pats[@]}" >"$OUT/diffstat"
-	check "$ver: get_maintainer.pl names the AppArmor list for the suite" \
-		maintained "$repo"
-	check "$ver: make tinyconfig" make -s -C "$repo" tinyconfig
-	check "$ver: make kselftest-all TARGETS=apparmor" \
-		make -s -j"$(nproc)" -C "$repo" kselftest-all TARGETS=apparmor \
-		USERCFLAGS=-Werror
-	check "$ver: make -C $ST TARGETS=apparmor" \
-		make -s -j"$(nproc)" -C "$repo/$ST" TARGETS=apparmor \
-		USERCFLAGS=-Werror
-	check "$ver: make kselftest-gen_tar TARGETS=apparmor" \
-		make -s -C "$repo" kselftest-gen_tar TARGETS=apparmor
-	t=$repo/$ST/kselftest_install/kselftest-packages/kselftest.tar.gz
-	for p in "${PROGS[@]}" af_unix_send_perf; do
-		check "$ver: the tarball holds $p" \
-			sh -c "tar -tzf '$t' | grep -qx './apparmor/$p'"
-	done
-	[[ -z $tarball && -f $t ]] && cp "$t" "$OUT/kselftest.tar.gz" &&
-		tarball=$OUT/kselftest.tar.gz && guests
-	unpatch "$repo"
-done
+key="$(git rev-parse HEAD) $*"
+if [[ -n $KERNEL && -f $OUT/prepared &&
+	$(head -n 1 "$OUT/prepared") == "$key" ]]; then
+	cat "$OUT/prepare.tap"
+	read -r n failed < <(sed -n 2p "$OUT/prepared")
+	if [[ -f $OUT/kselftest.tar.gz ]]; then
+		tarball=$OUT/kselftest.tar.gz
+		guests
+	fi
+else
+	rm -rf "$OUT" && mkdir -p "$OUT"
+	if [[ -z $KERNEL ]]; then
+		prepare_trees "$@" >"$OUT/prepare.tap"
+		printf '%s\n%s %s\n' "$key" "$n" "$failed" >"$OUT/prepared"
+		[[ $failed -eq 0 ]]
+		exit
+	fi
+	prepare_trees "$@"
+fi
 
 if [[ -z $lkft ]]; then
 	check "the first tree made a tarball" false
