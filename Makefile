@@ -40,6 +40,7 @@ UNIX_AREAS += unix_audit_tests.c
 UNIX_AREAS += unix_profiles_tests.c
 UNIX_AREAS += unix_stack_tests.c
 UNIX_AREAS += unix_history_tests.c
+UNIX_AREAS += unix_carried_tests.c
 LOCAL_HDRS += $(UNIX_AREAS)
 # unix_fixes_test's, included by unix_fixes_test.c for the same reason.
 LOCAL_HDRS += unix_fixes_refs.c unix_fixes_race.c
@@ -61,6 +62,7 @@ $(OUTPUT)/aa_unix_mediation: aa_unix_mediation.c $(UNIX_SRCS)
 $(OUTPUT)/aa_unix_mediation: unix_handoff.c
 $(OUTPUT)/aa_unix_mediation: audit_log.c
 $(OUTPUT)/aa_unix_mediation: unix_history.c
+$(OUTPUT)/aa_unix_mediation: unix_carried.c
 $(OUTPUT)/unix_fixes_test: unix_fixes_test.c $(UNIX_SRCS)
 
 PERF_SRCS := perf_verdict.c perf_baseline.c

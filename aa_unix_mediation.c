@@ -16,6 +16,7 @@
  *   unix_profiles_tests.c  profiles as systems ship them
  *   unix_stack_tests.c     sockets carried onto a stack (A//&B)
  *   unix_history_tests.c   random histories judged by history independence
+ *   unix_carried_tests.c   files a unix socket or an exec hands to a profile
  *
  * What they are built on:
  *
@@ -25,6 +26,7 @@
  *   unix_perms.c           where one missing permission stops it, by ABI
  *   unix_handoff.c         a socket made under one label, used under another
  *   unix_history.c         the random lane's generator of histories
+ *   unix_carried.c         a file opened under one label, used under another
  *   unix_core.c            child processes, confinement, fd passing
  *   policy.c               the run's profiles, compiled in one parser run
  *   profile.c              a profile's text, from rules or a lack of one
@@ -46,6 +48,7 @@
 #include "unix_profiles_tests.c"
 #include "unix_stack_tests.c"
 #include "unix_history_tests.c"
+#include "unix_carried_tests.c"
 
 /* Each area's checks by ABI, for the one compile of every profile. */
 static const struct checks *const areas[] = {
@@ -57,10 +60,19 @@ static const struct checks *const areas[] = {
 	profiles_checks,	/* unix_profiles_tests.c */
 	stack_checks,		/* unix_stack_tests.c */
 	history_checks,		/* unix_history_tests.c */
+	carried_checks,		/* unix_carried_tests.c */
 };
+
+/* The exec'd image of whichever area's run execs this program. */
+static int exec_main(int argc, char **argv)
+{
+	int ret = handoff_exec_main(argc, argv);
+
+	return ret >= 0 ? ret : carried_exec_main(argc, argv);
+}
 
 int main(int argc, char **argv)
 {
-	exec_reentry = handoff_exec_main;	/* an exec: unix_handoff.c */
+	exec_reentry = exec_main;
 	return unix_test_main(argc, argv, areas, ARRAY_SIZE(areas));
 }

@@ -51,6 +51,12 @@ int aa_run_capture(char *const argv[], char *out, size_t outlen);
  */
 int aa_reap(pid_t pid, int ms);
 
+/*
+ * This program at a second path @path, where an exec rule of its own can
+ * match it: a hard link, or a copy across file systems.  0 or -1.
+ */
+int aa_link_program(const char *self, const char *path);
+
 /* Milliseconds of CLOCK_MONOTONIC since @t0. */
 long ms_since(const struct timespec *t0);
 

@@ -44,6 +44,7 @@ static const char *const step_names[] = {
 	[STEP_CONFINE_USER] = "confine the user",
 	[STEP_RECV_FD] = "receive fd",
 	[STEP_EXEC] = "exec",
+	[STEP_OPEN] = "open",
 	[STEP_OP] = "op",
 	[STEP_RETRY] = "retry",
 	[STEP_CHECK] = "check the other end",

@@ -55,6 +55,7 @@ enum step {
 	STEP_CONFINE_USER,	/* the user's change_profile */
 	STEP_RECV_FD,		/* recvmsg(SCM_RIGHTS) under the new label */
 	STEP_EXEC,		/* exec into the new label, inheriting it */
+	STEP_OPEN,		/* a file opened by the task that uses it */
 	STEP_OP,		/* the one operation under the new label */
 	STEP_RETRY,		/* the same operation again */
 	STEP_CHECK,		/* the other end received what was written */

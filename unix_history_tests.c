@@ -42,7 +42,6 @@
  */
 
 #include <fcntl.h>
-#include <sys/sendfile.h>
 #include <sys/stat.h>
 
 #include "audit_log.h"
@@ -112,26 +111,6 @@ static void hist_exec_path(char *buf, size_t len, unsigned int u)
 	snprintf(buf, len, "%s/hist_x_%u", aa_policy_dir(policy), u);
 }
 
-/* A link to the program @self at @path, or a copy across file systems. */
-static int hist_link(const char *self, const char *path)
-{
-	struct stat st;
-	int in, out;
-	ssize_t n = 0;
-
-	if (!link(self, path) || errno == EEXIST)
-		return 0;
-	in = open(self, O_RDONLY | O_CLOEXEC);
-	out = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755);
-	if (in >= 0 && out >= 0 && !fstat(in, &st))
-		n = sendfile(out, in, NULL, st.st_size);
-	if (in >= 0)
-		close(in);
-	if (out >= 0)
-		close(out);
-	return n > 0 && n == st.st_size ? 0 : -1;
-}
-
 /*
  * A, the pool and each A//&U, registered in collect mode; and else A
  * compiled for its replacement, and the links its exec rules name.
@@ -190,7 +169,7 @@ static bool hist_names(struct ctx *c, struct hist_profs *hp)
 		return hp->a;
 	for (i = 0; i < U_COUNT; i++) {
 		hist_exec_path(x, sizeof(x), i);
-		if (hist_exec_rule(i) && hist_link(self, x)) {
+		if (hist_exec_rule(i) && aa_link_program(self, x)) {
 			ksft_print_msg("history: cannot link %s: %s\n", x,
 				       strerror(errno));
 			return false;

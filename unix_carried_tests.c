@@ -1,0 +1,476 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What a unix socket carries: a regular file, a directory or a FIFO,
+ * opened under profile A (which allows it every access), reaches a task
+ * under profile U, which then operates on it once.  The routes: SCM_RIGHTS
+ * over each socket type; kept open across an exec into U, by A's exec rule
+ * or by change_onexec; fork() and change_profile; U stacked onto A.  A
+ * either only opened it, or did the same operation first.
+ *
+ * The rule the rows hold the kernel to:
+ * [own]   U's profile decides what the task under U may do with a file,
+ *         however the descriptor came to it (apparmor.d(5): a profile
+ *         lists the accesses its tasks may make; AppArmor's regression
+ *         tests unix_fd_server.sh and fd_inheritance.sh).  A stack asks
+ *         every profile of A//&U, and A allows everything: U decides.
+ * [mode]  A descriptor U may not have as it was opened is dropped at
+ *         receipt with SCM_RIGHTS and revoked at an exec (the file_receive
+ *         hook, aa_inherit_files()); what keeps it across fork() and
+ *         change_profile is refused at its first use.
+ * [hist]  What A did with the descriptor before does not matter: A is not
+ *         the task that operates.
+ * So each row expects what U's profile says about the object, and runs the
+ * control too: the same operation by a task under U on a descriptor it
+ * opened itself.
+ *
+ * Files are revalidated by aa_file_perm(), which skips the check when the
+ * task's label is a subset of the label cached on the file and the request
+ * is within the permissions cached with it.  The rows lacking a permission
+ * beyond the open mode (k, m, w for a lock) are where a cache carried over
+ * from A would show: 7.2 and 7.3 merge U into the cached label at the
+ * first revalidation (receipt, the exec, U's first operation) and then ask
+ * only A's profile for what the cache lacks, so U's own rules are never
+ * asked again.
+ *
+ * One ABI: file rules are the same in both, and abi/4.0 runs on kernels
+ * without network_v9/af_unix (6.12) too.
+ */
+
+#include <fcntl.h>
+#include <limits.h>
+#include <sys/stat.h>
+
+#include "unix_carried.h"
+#include "unix_handoff.h"
+#include "unix_test.h"
+
+/* Where each object lives in the run directory, and its profiles' tag. */
+static const char *const carried_rel[COBJ_COUNT] = {
+	[COBJ_FILE] = "carried/file",
+	[COBJ_DIR] = "carried/dir/",
+	[COBJ_FIFO] = "carried/fifo",
+};
+
+static const char *const carried_tag[COBJ_COUNT] = {
+	[COBJ_FILE] = "file",
+	[COBJ_DIR] = "dir",
+	[COBJ_FIFO] = "fifo",
+};
+
+/* The permissions of apparmor.d(5) a row's U has or lacks, in its order. */
+enum {
+	P_R = 1 << 0,
+	P_W = 1 << 1,
+	P_A = 1 << 2,
+	P_K = 1 << 3,
+	P_M = 1 << 4,
+};
+
+struct carried_row {
+	enum carried_op op;
+	unsigned int perm;	/* what U's profile grants or lacks */
+	const char *why;
+	/*
+	 * Set where no source says what granting @perm allows: then the
+	 * handed-over descriptor must do as U's own does, whatever that is.
+	 */
+	const char *question;
+};
+
+/* clang-format off */
+static const struct carried_row carried_rows[] = {
+	{ .op = COP_READ, .perm = P_R, .why = "r: read" },
+	{ .op = COP_WRITE, .perm = P_W, .why = "w: write" },
+	/* apparmor.d(5) has a for append mode, and no more. */
+	{ .op = COP_APPEND, .perm = P_A, .why = "a: append",
+	  .question = "does a alone allow write() to a descriptor opened O_APPEND? 7.2 asks w" },
+	{ .op = COP_FLOCK_SH, .perm = P_K, .why = "k: lock" },
+	{ .op = COP_FLOCK_EX, .perm = P_K, .why = "k: lock (and w, which U has)" },
+	{ .op = COP_SETLK_RD, .perm = P_K, .why = "k: lock" },
+	{ .op = COP_SETLK_WR, .perm = P_K, .why = "k: lock (and w, which U has)" },
+	{ .op = COP_MMAP_READ, .perm = P_R, .why = "r: read, a mapping included" },
+	{ .op = COP_MMAP_EXEC, .perm = P_M, .why = "m: mmap with PROT_EXEC" },
+	{ .op = COP_MPROTECT_EXEC, .perm = P_M, .why = "m: mmap PROT_EXEC, by mprotect() too" },
+};
+
+/* clang-format on */
+
+/* What the descriptor for @op is opened with, as permissions. */
+static unsigned int carried_open_perms(enum carried_object obj,
+				       enum carried_op op)
+{
+	int flags = carried_open_flags(obj, op);
+
+	switch (flags & O_ACCMODE) {
+	case O_RDONLY:
+		return P_R;
+	case O_WRONLY:
+		return flags & O_APPEND ? P_A : P_W;
+	default:
+		return P_R | P_W;
+	}
+}
+
+/*
+ * U's permissions on the object for row @r: what the open mode asks and
+ * the w an exclusive or write lock asks besides, then @r's own as @grant
+ * says.
+ */
+static unsigned int carried_user_perms(enum carried_object obj,
+				       const struct carried_row *r, bool grant)
+{
+	unsigned int p = carried_open_perms(obj, r->op);
+
+	if (r->op == COP_FLOCK_EX || r->op == COP_SETLK_WR)
+		p |= P_W;
+	return grant ? p | r->perm : p & ~r->perm;
+}
+
+static const char *perms_str(unsigned int p, char *buf)
+{
+	static const char chars[] = "rwakm";
+	size_t i, n = 0;
+
+	for (i = 0; i < sizeof(chars) - 1; i++)
+		if (p & (1U << i))
+			buf[n++] = chars[i];
+	buf[n] = '\0';
+	return buf;
+}
+
+/* U's profile's short name for @perms on @obj, and its exec link's. */
+static void carried_user_name(char *buf, size_t len, enum carried_object obj,
+			      unsigned int perms)
+{
+	char p[8];
+
+	snprintf(buf, len, "carried_u_%s_%s", carried_tag[obj],
+		 perms ? perms_str(perms, p) : "none");
+}
+
+static void carried_link(char *buf, size_t len, enum carried_object obj,
+			 unsigned int perms)
+{
+	char name[64];
+
+	carried_user_name(name, sizeof(name), obj, perms);
+	snprintf(buf, len, "%s/x_%s", aa_policy_dir(policy), name);
+}
+
+/*
+ * Where U stops on @route when the row's permission is (not) granted:
+ * [own] and [mode] above.
+ */
+static struct outcome carried_want(enum carried_route route,
+				   enum carried_object obj,
+				   const struct carried_row *r, bool grant)
+{
+	if (grant)
+		return (struct outcome){ .step = STEP_DONE };
+	if (!(carried_open_perms(obj, r->op) & r->perm))
+		return (struct outcome){ .step = STEP_OP, .err = EACCES };
+	switch (route) {
+	case CROUTE_SELF:
+		return (struct outcome){ .step = STEP_OPEN, .err = EACCES };
+	case CROUTE_STREAM:
+	case CROUTE_DGRAM:
+	case CROUTE_SEQPACKET:
+		return (struct outcome){ .step = STEP_RECV_FD,
+					 .fault = FAULT_NOT_INSTALLED };
+	case CROUTE_EXEC_RULE:
+	case CROUTE_ONEXEC:
+		return (struct outcome){ .step = STEP_EXEC,
+					 .fault = FAULT_NOT_INSTALLED };
+	default:
+		return (struct outcome){ .step = STEP_OP, .err = EACCES };
+	}
+}
+
+/* The route the test under way takes; the profiles are shared. */
+static struct {
+	enum carried_route route;
+} carried_params;
+
+/* This program's path, for the rules that let U run it after an exec. */
+static const char *carried_self(void)
+{
+	static char self[PATH_MAX];
+	ssize_t n;
+
+	if (self[0])
+		return self;
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n < 0)
+		ksft_exit_fail_msg("/proc/self/exe: %s\n", strerror(errno));
+	self[n] = '\0';
+	return self;
+}
+
+/*
+ * U for @perms on @obj: the object's rule, and what an exec into U maps
+ * and reads (this program, its links, the libraries), none of which
+ * covers the object.
+ */
+static const char *carried_user(struct ctx *c, enum carried_object obj,
+				unsigned int perms)
+{
+	const char *dir = aa_policy_dir(policy);
+	char name[64], p[8];
+	struct prof u = { .name = name };
+
+	carried_user_name(name, sizeof(name), obj, perms);
+	rules(&u, "  network unix,\n  %s rm,\n  %s/x_carried_* rm,\n"
+	      "  /{usr/,}lib{,32,64,x32}/** rm,\n  /etc/ld.so.cache r,\n",
+	      carried_self(), dir);
+	if (perms)
+		prof_add(&u, "  %s/%s %s,\n", dir, carried_rel[obj],
+			 perms_str(perms, p));
+	return registered(c, &u);
+}
+
+/*
+ * A: every access to @obj, a change to any profile, and an exec rule
+ * into each U of @obj by that U's link.  NULL if one is not registered.
+ */
+static const char *carried_opener(struct ctx *c, enum carried_object obj)
+{
+	const char *dir = aa_policy_dir(policy), *u;
+	char name[32], x[PATH_MAX];
+	struct prof a = { .name = name };
+	unsigned int seen = 0;	/* the Us with a rule, by their permissions */
+	size_t i;
+	int grant;
+
+	snprintf(name, sizeof(name), "carried_a_%s", carried_tag[obj]);
+	rules(&a, "  network unix,\n  /proc/*/attr/{apparmor/,}current w,\n"
+	      "  change_profile,\n  /** rm,\n  %s ix,\n  %s/%s rwk,\n",
+	      carried_self(), dir, carried_rel[obj]);
+	for (i = 0; i < ARRAY_SIZE(carried_rows); i++) {
+		if (!carried_op_applies(obj, carried_rows[i].op))
+			continue;
+		for (grant = 0; grant < 2; grant++) {
+			unsigned int p = carried_user_perms(obj, &carried_rows[i],
+							    grant);
+
+			u = carried_user(c, obj, p);
+			if (!u)
+				return NULL;
+			if (seen & (1U << p))
+				continue;
+			seen |= 1U << p;
+			carried_link(x, sizeof(x), obj, p);
+			prof_add(&a, "  %s px -> %s,\n", x, u);
+		}
+	}
+	return registered(c, &a);
+}
+
+/* The objects, made by the unconfined test; 0 or -errno. */
+static int carried_objects(void)
+{
+	static const char page[CARRIED_FILE_LEN];
+	const char *dir = aa_policy_dir(policy);
+	char path[PATH_MAX];
+	int fd, ret = 0;
+
+	snprintf(path, sizeof(path), "%s/carried", dir);
+	if (mkdir(path, 0755) && errno != EEXIST)
+		return -errno;
+	snprintf(path, sizeof(path), "%s/carried/dir", dir);
+	if (mkdir(path, 0755) && errno != EEXIST)
+		return -errno;
+	snprintf(path, sizeof(path), "%s/carried/fifo", dir);
+	if (mkfifo(path, 0644) && errno != EEXIST)
+		return -errno;
+	snprintf(path, sizeof(path), "%s/carried/file", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, page, sizeof(page)) != sizeof(page))
+		ret = -EIO;
+	close(fd);
+	return ret;
+}
+
+/* One run on @cr's route, or the control, asserted against @want. */
+static struct outcome carried_one(struct ctx *c, const struct carried *cr,
+				  const struct carried_row *r, bool grant,
+				  struct outcome want)
+{
+	struct __test_metadata *_metadata = c->metadata;
+	struct outcome opener, got = { 0 };
+	char desc[512], p[8];
+	int ret;
+
+	ret = carried_run(cr, &opener, &got);
+	EXPECT_EQ(0, ret) {
+		TH_LOG("%s: cannot run: %s", carried_op_name(cr->op),
+		       strerror(-ret));
+	}
+	if (ret)
+		return got;
+	snprintf(desc, sizeof(desc), "%s, %s, U %s %s (%s): %s%s",
+		 carried_object_name(cr->obj), carried_op_name(cr->op),
+		 grant ? "granting" : "lacking",
+		 perms_str(r->perm, p), r->why,
+		 carried_route_name(cr->route),
+		 cr->route == CROUTE_SELF ? "" :
+		 cr->warm ? ", A did it first" : ", A only opened it");
+	expect_outcome(_metadata, desc, "A",
+		       (struct outcome){ .step = STEP_DONE }, &opener);
+	expect_outcome(_metadata, desc, "U", want, &got);
+	return got;
+}
+
+static void carried_check(struct ctx *c, enum carried_object obj)
+{
+	struct __test_metadata *_metadata = c->metadata;
+	const char *dir = aa_policy_dir(policy), *a = carried_opener(c, obj);
+	char path[PATH_MAX], x[PATH_MAX], label[2 * NAME_MAX_LEN + 4], o[128];
+	struct outcome want, opener;
+	struct stat st;
+	size_t i;
+	int grant, warm;
+
+	if (c->collect) {
+		if (!a)
+			ksft_exit_fail_msg("cannot register more profiles\n");
+		return;
+	}
+	ASSERT_NE(NULL, a);
+	ASSERT_EQ(0, carried_objects());
+	snprintf(path, sizeof(path), "%s/%s", dir, carried_rel[obj]);
+	ASSERT_EQ(0, stat(path, &st));
+	for (i = 0; i < ARRAY_SIZE(carried_rows); i++) {
+		const struct carried_row *r = &carried_rows[i];
+
+		if (!carried_op_applies(obj, r->op))
+			continue;
+		for (grant = 1; grant >= 0; grant--) {
+			unsigned int p = carried_user_perms(obj, r, grant);
+			struct carried cr = {
+				.obj = obj,
+				.op = r->op,
+				.path = path,
+				.ino = st.st_ino,
+				.creator = a,
+				.user = carried_user(c, obj, p),
+				.exec_path = x,
+			};
+
+			ASSERT_NE(NULL, cr.user);
+			carried_link(x, sizeof(x), obj, p);
+			ASSERT_EQ(0, aa_link_program(carried_self(), x));
+			c->subs++;
+			cr.route = CROUTE_SELF;
+			cr.label = cr.user;
+			want = carried_want(cr.route, obj, r, grant);
+			if (grant && r->question) {
+				/* Not asserted: the rows compare with it. */
+				ASSERT_EQ(0, carried_run(&cr, &opener, &want));
+				TH_LOG("%s, %s, opened by U itself: %s; a question: %s",
+				       carried_object_name(obj),
+				       carried_op_name(r->op),
+				       outcome_str(&want, o, sizeof(o)),
+				       r->question);
+			} else {
+				carried_one(c, &cr, r, grant, want);
+			}
+			/* The kernel orders a stack's profiles by name. */
+			cr.route = carried_params.route;
+			if (cr.route == CROUTE_STACK)
+				snprintf(label, sizeof(label), "%s//&%s",
+					 strcmp(a, cr.user) < 0 ? a : cr.user,
+					 strcmp(a, cr.user) < 0 ? cr.user : a);
+			if (cr.route == CROUTE_STACK)
+				cr.label = label;
+			if (!grant || !r->question)
+				want = carried_want(cr.route, obj, r, grant);
+			for (warm = 0; warm < 2; warm++) {
+				cr.warm = warm;
+				carried_one(c, &cr, r, grant, want);
+			}
+		}
+	}
+}
+
+static void carried_check_file(struct ctx *c)
+{
+	carried_check(c, COBJ_FILE);
+}
+
+static void carried_check_dir(struct ctx *c)
+{
+	carried_check(c, COBJ_DIR);
+}
+
+static void carried_check_fifo(struct ctx *c)
+{
+	carried_check(c, COBJ_FIFO);
+}
+
+FIXTURE(carried) {};
+
+FIXTURE_VARIANT(carried) {
+	enum carried_route route;
+};
+
+FIXTURE_SETUP(carried) {}
+
+FIXTURE_TEARDOWN(carried) {}
+
+FIXTURE_VARIANT_ADD(carried, scm_rights_stream) {
+	.route = CROUTE_STREAM,
+};
+
+FIXTURE_VARIANT_ADD(carried, scm_rights_dgram) {
+	.route = CROUTE_DGRAM,
+};
+
+FIXTURE_VARIANT_ADD(carried, scm_rights_seqpacket) {
+	.route = CROUTE_SEQPACKET,
+};
+
+FIXTURE_VARIANT_ADD(carried, exec_rule) {
+	.route = CROUTE_EXEC_RULE,
+};
+
+FIXTURE_VARIANT_ADD(carried, change_onexec) {
+	.route = CROUTE_ONEXEC,
+};
+
+FIXTURE_VARIANT_ADD(carried, fork_change_profile) {
+	.route = CROUTE_FORK,
+};
+
+FIXTURE_VARIANT_ADD(carried, stack) {
+	.route = CROUTE_STACK,
+};
+
+TEST_F_TIMEOUT(carried, file, HANDOFF_TEST_TIMEOUT)
+{
+	carried_params.route = variant->route;
+	run_abi(_metadata, AA_ABI_OLD, carried_check_file);
+}
+
+TEST_F_TIMEOUT(carried, dir, HANDOFF_TEST_TIMEOUT)
+{
+	carried_params.route = variant->route;
+	run_abi(_metadata, AA_ABI_OLD, carried_check_dir);
+}
+
+TEST_F_TIMEOUT(carried, fifo, HANDOFF_TEST_TIMEOUT)
+{
+	carried_params.route = variant->route;
+	run_abi(_metadata, AA_ABI_OLD, carried_check_fifo);
+}
+
+static check_fn *const carried_checks_of_abi[] = {
+	carried_check_file, carried_check_dir, carried_check_fifo,
+};
+
+/* abi/4.0 alone: see the top of this file. */
+static const struct checks carried_checks[AA_ABI_COUNT] = {
+	[AA_ABI_OLD] = { carried_checks_of_abi, ARRAY_SIZE(carried_checks_of_abi) },
+	[AA_ABI_NEW] = { NULL, 0 },
+};
