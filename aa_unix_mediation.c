@@ -63,12 +63,20 @@ static const struct checks *const areas[] = {
 	carried_checks,		/* unix_carried_tests.c */
 };
 
-/* The exec'd image of whichever area's run execs this program. */
+/* The exec'd images of the areas whose runs exec this program. */
+static int (*const exec_mains[])(int argc, char **argv) = {
+	handoff_exec_main,	/* unix_handoff.c */
+	carried_exec_main,	/* unix_carried.c */
+};
+
 static int exec_main(int argc, char **argv)
 {
-	int ret = handoff_exec_main(argc, argv);
+	size_t i;
+	int ret = -1;
 
-	return ret >= 0 ? ret : carried_exec_main(argc, argv);
+	for (i = 0; i < ARRAY_SIZE(exec_mains) && ret < 0; i++)
+		ret = exec_mains[i](argc, argv);
+	return ret;
 }
 
 int main(int argc, char **argv)

@@ -8,7 +8,8 @@
 #      F: line under AppArmor), the AF_UNIX machinery, the rule tests;
 #   2. the tests of sockets that change hands;
 #   3. the stacked-label, replacement, audit and shipped-profile tests,
-#      then the tests of sockets carried onto a stack;
+#      then the tests of sockets carried onto a stack, the random lane,
+#      and the tests of files a socket or an exec hands over;
 #   4. the regression tests of fixes whose absence oopses;
 #   5. the VM runner and the kernel builder;
 #   6. the benchmark: the statistics and the verdict, the baseline file,
@@ -17,7 +18,8 @@
 #
 # each kernel fix of .ci/fixes (git am, signed off by the sender too)
 # just before the first test that FAILs without it: 0003 before the label
-# tests, 0001 before the stack tests, 0004 before the random lane, 0002
+# tests, 0001 before the stack tests, 0004 before the random lane (and
+# the tests of files handed over, which FAIL without it too), 0002
 # before the regression tests; no tree holds a test without its fix.  A
 # cover letter (.ci/series/cover.txt) says which tree takes what.  .ci/
 # stays out.  Every commit is signed off by the sender's own git identity
@@ -52,6 +54,7 @@ LABELS=(unix_labels_tests.c audit_log.c audit_log.h unix_audit_tests.c
 STACK=(unix_stack_tests.c)
 PEER=(unix_peer_tests.c)
 HISTORY=(unix_history_tests.c unix_history.c unix_history.h)
+CARRIED=(unix_carried_tests.c unix_carried.c unix_carried.h)
 FIXES=(unix_fixes_test.c unix_fixes_refs.c unix_fixes_race.c)
 VM=(vmtest.sh build_kernel.sh config.vm config.debug)
 # The benchmark as a reviewer reads it, each patch building on its own:
@@ -104,7 +107,7 @@ mkdir -p "$SRC" "$REPO/$ST"
 git -C "$TOP" archive HEAD | tar -x -C "$SRC"
 
 # Every committed file outside .ci/ must be in one patch.
-placed=" ${HELPERS[*]} ${MACHINERY[*]} ${RULES[*]} ${HANDOFF[*]} ${LABELS[*]} ${STACK[*]} ${PEER[*]} ${HISTORY[*]} ${FIXES[*]} ${VM[*]} ${BENCH[*]} ${DOCS[*]} ${BUILD[*]} "
+placed=" ${HELPERS[*]} ${MACHINERY[*]} ${RULES[*]} ${HANDOFF[*]} ${LABELS[*]} ${STACK[*]} ${PEER[*]} ${HISTORY[*]} ${CARRIED[*]} ${FIXES[*]} ${VM[*]} ${BENCH[*]} ${DOCS[*]} ${BUILD[*]} "
 while read -r f; do
 	[[ $placed == *" $f "* ]] || die "$f is in no patch: add it to a list"
 done < <(git -C "$TOP" ls-files | grep -v '^\.ci/')
@@ -205,6 +208,7 @@ commit "$MSGS/3b-stack.msg" "${STACK[@]}"
 commit "$MSGS/3c-peer.msg" "${PEER[@]}"
 fix 0004
 commit "$MSGS/3d-history.msg" "${HISTORY[@]}"
+commit "$MSGS/3e-carried.msg" "${CARRIED[@]}"
 fix 0002
 commit "$MSGS/4-fixes.msg" "${FIXES[@]}"
 commit "$MSGS/5-vm.msg" "${VM[@]}"
