@@ -144,6 +144,8 @@ static int do_op(struct outcome *out, enum step where,
 	long ret;
 
 	at(out, where);
+	/* Whose audit records are the operation's. */
+	out->pid = getpid();
 	switch (op) {
 	case COP_READ:
 		ret = do_read(obj, fd);

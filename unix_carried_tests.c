@@ -40,6 +40,7 @@
 #include <limits.h>
 #include <sys/stat.h>
 
+#include "audit_log.h"
 #include "unix_carried.h"
 #include "unix_handoff.h"
 #include "unix_test.h"
@@ -292,16 +293,140 @@ static int carried_objects(void)
 	return ret;
 }
 
-/* One run on @cr's route, or the control, asserted against @want. */
-static struct outcome carried_one(struct ctx *c, const struct carried *cr,
-				  const struct carried_row *r, bool grant,
-				  struct outcome want)
+/* How long the mark that ends a run's records may take to come. */
+#define CARRIED_AUDIT_MS 5000
+
+/* A run's refusal in the audit log: its first, and how many. */
+struct carried_rec {
+	char pid_kv[32];
+	char rec[1024];
+	int n;
+};
+
+/*
+ * A refusal by the task of the operation (@arg's pid) itself: not the
+ * route's (file_receive, file_inherit), which an exec also makes of the
+ * descriptors it revokes.
+ */
+static bool carried_refusal(const char *rec, void *arg)
 {
-	struct __test_metadata *_metadata = c->metadata;
+	static const char *const ops[] = {
+		"file_perm", "file_lock", "file_mmap", "file_mprotect",
+	};
+	struct carried_rec *r = arg;
+	char op[32];
+	size_t i;
+
+	if (!strstr(rec, "apparmor=\"DENIED\"") || !strstr(rec, r->pid_kv) ||
+	    !audit_field(rec, "operation", op, sizeof(op)))
+		return false;
+	for (i = 0; i < ARRAY_SIZE(ops); i++)
+		if (!strcmp(op, ops[i]))
+			break;
+	if (i == ARRAY_SIZE(ops))
+		return false;
+	if (!r->n++)
+		snprintf(r->rec, sizeof(r->rec), "%s", rec);
+	return true;
+}
+
+/* The mark's process: an open of the object U may not open, refused. */
+static void carried_mark_main(void *arg)
+{
+	const struct carried *cr = arg;
+	int fd;
+
+	if (aa_confine(cr->user))
+		return;
+	fd = open(cr->path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0)
+		close(fd);
+}
+
+/*
+ * What a refusal's record says, as a reviewer compares two: the
+ * operation, the profile, the file and the masks (requested= and
+ * denied= on 7.3, *_mask= on 7.2).  Empty when @rec is.
+ */
+static void carried_rec_str(const char *rec, char *buf, size_t len)
+{
+	static const char *const keys[][2] = {
+		{ "operation", NULL }, { "profile", NULL }, { "name", NULL },
+		{ "requested", "requested_mask" }, { "denied", "denied_mask" },
+	};
+	char val[256];
+	size_t i, n = 0;
+
+	buf[0] = '\0';
+	for (i = 0; rec[0] && i < ARRAY_SIZE(keys) && n < len; i++) {
+		if (!audit_field(rec, keys[i][0], val, sizeof(val)) &&
+		    (!keys[i][1] ||
+		     !audit_field(rec, keys[i][1], val, sizeof(val))))
+			val[0] = '\0';
+		n += snprintf(buf + n, len - n, "%s%s=\"%s\"", n ? " " : "",
+			      keys[i][0], val);
+	}
+}
+
+/*
+ * The record of @got's refusal at the operation, read up to a mark made
+ * by a later refusal of @mark_cr's U; 0, or -errno when the mark did not
+ * come.  Nothing is read for any other outcome.
+ */
+static int carried_audit(int afd, const struct carried *mark_cr,
+			 const struct outcome *got, char *buf, size_t len)
+{
+	struct carried_rec r = { .n = 0 };
+	struct outcome m = { .step = STEP_DONE };
+	char mark_kv[32];
+	const char *const mark[] = { "apparmor=\"DENIED\"",
+				     "operation=\"open\"", mark_kv, NULL };
+	pid_t pid;
+	int n;
+
+	buf[0] = '\0';
+	if (afd < 0 || got->step != STEP_OP || got->err != EACCES)
+		return 0;
+	pid = spawn(carried_mark_main, (void *)mark_cr);
+	if (pid < 0)
+		return pid;
+	reap(&m, pid);
+	snprintf(r.pid_kv, sizeof(r.pid_kv), " pid=%d ", got->pid);
+	snprintf(mark_kv, sizeof(mark_kv), " pid=%d ", pid);
+	n = audit_log_scan(afd, mark, carried_refusal, &r, CARRIED_AUDIT_MS);
+	if (n < 0)
+		return n;
+	carried_rec_str(r.rec, buf, len);
+	return 0;
+}
+
+/* What the runs of a test share. */
+struct carried_test {
+	struct ctx *c;
+	int afd;		/* the audit log, -1 if there is none */
+	struct carried mark;	/* the mark's U, which may not open the object */
+};
+
+#define REC_LEN 512
+
+/*
+ * One run on @cr's route, or the control, asserted against @want (NULL:
+ * not asserted), and a refusal at the operation against the control's
+ * record @want_rec (NULL: @cr is the control, whose refusal must be
+ * audited).  Returns the outcome, its record in @rec.
+ */
+static struct outcome carried_one(struct carried_test *t,
+				  const struct carried *cr,
+				  const struct carried_row *r, bool grant,
+				  const struct outcome *want,
+				  const char *want_rec, char *rec)
+{
+	struct __test_metadata *_metadata = t->c->metadata;
 	struct outcome opener, got = { 0 };
 	char desc[512], p[8];
 	int ret;
 
+	rec[0] = '\0';
 	ret = carried_run(cr, &opener, &got);
 	EXPECT_EQ(0, ret) {
 		TH_LOG("%s: cannot run: %s", carried_op_name(cr->op),
@@ -318,39 +443,104 @@ static struct outcome carried_one(struct ctx *c, const struct carried *cr,
 		 cr->warm ? ", A did it first" : ", A only opened it");
 	expect_outcome(_metadata, desc, "A",
 		       (struct outcome){ .step = STEP_DONE }, &opener);
-	expect_outcome(_metadata, desc, "U", want, &got);
+	if (want)
+		expect_outcome(_metadata, desc, "U", *want, &got);
+	ret = carried_audit(t->afd, &t->mark, &got, rec, REC_LEN);
+	EXPECT_EQ(0, ret) {
+		TH_LOG("%s: the audit log's mark did not come: %s", desc,
+		       strerror(-ret));
+	}
+	if (ret || t->afd < 0 || got.step != STEP_OP || got.err != EACCES)
+		return got;
+	/* A denial is audited, whoever opened the file. */
+	if (!want_rec) {
+		EXPECT_NE(0, rec[0]) {
+			TH_LOG("%s: U's refusal was not audited", desc);
+		}
+	} else if (want_rec[0]) {
+		EXPECT_STREQ(want_rec, rec) {
+			TH_LOG("%s: U's refusal was audited otherwise than on its own descriptor",
+			       desc);
+		}
+	}
 	return got;
+}
+
+/* Row @r's control, then its route's runs after each history of A's. */
+static void carried_row(struct carried_test *t, struct carried *cr,
+			const struct carried_row *r, bool grant)
+{
+	struct __test_metadata *_metadata = t->c->metadata;
+	char label[2 * NAME_MAX_LEN + 4], o[128], ctl_rec[REC_LEN];
+	char rec[REC_LEN];
+	struct outcome want, ctl;
+	int warm;
+
+	cr->route = CROUTE_SELF;
+	cr->label = cr->user;
+	want = carried_want(cr->route, cr->obj, r, grant);
+	ctl = carried_one(t, cr, r, grant, grant && r->question ? NULL : &want,
+			  NULL, ctl_rec);
+	/* The route must do as U's own descriptor does, whatever that is. */
+	if (grant && r->question)
+		TH_LOG("%s, %s, opened by U itself: %s (%s); a question: %s",
+		       carried_object_name(cr->obj), carried_op_name(r->op),
+		       outcome_str(&ctl, o, sizeof(o)),
+		       ctl_rec[0] ? ctl_rec : "no record", r->question);
+	cr->route = carried_params.route;
+	want = grant && r->question ? ctl :
+	       carried_want(cr->route, cr->obj, r, grant);
+	/* The kernel orders a stack's profiles by name. */
+	if (cr->route == CROUTE_STACK) {
+		if (strcmp(cr->creator, cr->user) < 0)
+			snprintf(label, sizeof(label), "%s//&%s", cr->creator,
+				 cr->user);
+		else
+			snprintf(label, sizeof(label), "%s//&%s", cr->user,
+				 cr->creator);
+		cr->label = label;
+	}
+	for (warm = 0; warm < 2; warm++) {
+		cr->warm = warm;
+		carried_one(t, cr, r, grant, &want, ctl_rec, rec);
+	}
 }
 
 static void carried_check(struct ctx *c, enum carried_object obj)
 {
 	struct __test_metadata *_metadata = c->metadata;
 	const char *dir = aa_policy_dir(policy), *a = carried_opener(c, obj);
-	char path[PATH_MAX], x[PATH_MAX], label[2 * NAME_MAX_LEN + 4], o[128];
-	struct outcome want, opener;
+	struct carried_test t = { .c = c, .afd = -1 };
+	char path[PATH_MAX], x[PATH_MAX], why[256];
 	struct stat st;
 	size_t i;
-	int grant, warm;
+	int grant;
 
+	t.mark.user = carried_user(c, obj, 0);
 	if (c->collect) {
-		if (!a)
+		if (!a || !t.mark.user)
 			ksft_exit_fail_msg("cannot register more profiles\n");
 		return;
 	}
 	ASSERT_NE(NULL, a);
+	ASSERT_NE(NULL, t.mark.user);
 	ASSERT_EQ(0, carried_objects());
 	snprintf(path, sizeof(path), "%s/%s", dir, carried_rel[obj]);
 	ASSERT_EQ(0, stat(path, &st));
+	t.mark.path = path;
+	t.afd = audit_log_open(why, sizeof(why));
+	if (t.afd < 0)
+		TH_LOG("refusals' audit records not compared: %s", why);
 	for (i = 0; i < ARRAY_SIZE(carried_rows); i++) {
-		const struct carried_row *r = &carried_rows[i];
-
-		if (!carried_op_applies(obj, r->op))
+		if (!carried_op_applies(obj, carried_rows[i].op))
 			continue;
 		for (grant = 1; grant >= 0; grant--) {
-			unsigned int p = carried_user_perms(obj, r, grant);
+			unsigned int p = carried_user_perms(obj,
+							    &carried_rows[i],
+							    grant);
 			struct carried cr = {
 				.obj = obj,
-				.op = r->op,
+				.op = carried_rows[i].op,
 				.path = path,
 				.ino = st.st_ino,
 				.creator = a,
@@ -362,36 +552,11 @@ static void carried_check(struct ctx *c, enum carried_object obj)
 			carried_link(x, sizeof(x), obj, p);
 			ASSERT_EQ(0, aa_link_program(carried_self(), x));
 			c->subs++;
-			cr.route = CROUTE_SELF;
-			cr.label = cr.user;
-			want = carried_want(cr.route, obj, r, grant);
-			if (grant && r->question) {
-				/* Not asserted: the rows compare with it. */
-				ASSERT_EQ(0, carried_run(&cr, &opener, &want));
-				TH_LOG("%s, %s, opened by U itself: %s; a question: %s",
-				       carried_object_name(obj),
-				       carried_op_name(r->op),
-				       outcome_str(&want, o, sizeof(o)),
-				       r->question);
-			} else {
-				carried_one(c, &cr, r, grant, want);
-			}
-			/* The kernel orders a stack's profiles by name. */
-			cr.route = carried_params.route;
-			if (cr.route == CROUTE_STACK)
-				snprintf(label, sizeof(label), "%s//&%s",
-					 strcmp(a, cr.user) < 0 ? a : cr.user,
-					 strcmp(a, cr.user) < 0 ? cr.user : a);
-			if (cr.route == CROUTE_STACK)
-				cr.label = label;
-			if (!grant || !r->question)
-				want = carried_want(cr.route, obj, r, grant);
-			for (warm = 0; warm < 2; warm++) {
-				cr.warm = warm;
-				carried_one(c, &cr, r, grant, want);
-			}
+			carried_row(&t, &cr, &carried_rows[i], grant);
 		}
 	}
+	if (t.afd >= 0)
+		close(t.afd);
 }
 
 static void carried_check_file(struct ctx *c)
