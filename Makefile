@@ -41,6 +41,7 @@ UNIX_AREAS += unix_profiles_tests.c
 UNIX_AREAS += unix_stack_tests.c
 UNIX_AREAS += unix_history_tests.c
 UNIX_AREAS += unix_carried_tests.c
+UNIX_AREAS += unix_history_files.c
 LOCAL_HDRS += $(UNIX_AREAS)
 # unix_fixes_test's, included by unix_fixes_test.c for the same reason.
 LOCAL_HDRS += unix_fixes_refs.c unix_fixes_race.c

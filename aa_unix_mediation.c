@@ -17,6 +17,7 @@
  *   unix_stack_tests.c     sockets carried onto a stack (A//&B)
  *   unix_history_tests.c   random histories judged by history independence
  *   unix_carried_tests.c   files a unix socket or an exec hands to a profile
+ *   unix_history_files.c   the random lane over such files
  *
  * What they are built on:
  *
@@ -49,6 +50,7 @@
 #include "unix_stack_tests.c"
 #include "unix_history_tests.c"
 #include "unix_carried_tests.c"
+#include "unix_history_files.c"
 
 /* Each area's checks by ABI, for the one compile of every profile. */
 static const struct checks *const areas[] = {
@@ -61,6 +63,7 @@ static const struct checks *const areas[] = {
 	stack_checks,		/* unix_stack_tests.c */
 	history_checks,		/* unix_history_tests.c */
 	carried_checks,		/* unix_carried_tests.c */
+	history_files_checks,	/* unix_history_files.c */
 };
 
 /* The exec'd images of the areas whose runs exec this program. */

@@ -20,7 +20,7 @@
 
 #define RUN_PARENT "/tmp"
 #define OWNER_FILE "owner"
-#define MAX_PROFILES 256
+#define MAX_PROFILES 512
 
 struct profile {
 	enum aa_abi abi;

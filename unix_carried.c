@@ -97,6 +97,17 @@ bool carried_op_applies(enum carried_object obj, enum carried_op op)
 	}
 }
 
+/* What @op needs of the descriptor's mode: FMODE_READ, FMODE_WRITE. */
+static bool op_reads(enum carried_op op)
+{
+	return op == COP_READ || op == COP_SETLK_RD || op >= COP_MMAP_READ;
+}
+
+static bool op_writes(enum carried_op op)
+{
+	return op == COP_WRITE || op == COP_APPEND || op == COP_SETLK_WR;
+}
+
 /*
  * The least a descriptor must be opened with for @op: a write lock needs
  * a descriptor open for writing.  A FIFO opened for writing alone waits
@@ -104,8 +115,7 @@ bool carried_op_applies(enum carried_object obj, enum carried_op op)
  */
 int carried_open_flags(enum carried_object obj, enum carried_op op)
 {
-	bool writes = op == COP_WRITE || op == COP_APPEND ||
-		      op == COP_SETLK_WR;
+	bool writes = op_writes(op);
 	int flags = O_CLOEXEC;
 
 	if (obj == COBJ_DIR)
@@ -115,6 +125,18 @@ int carried_open_flags(enum carried_object obj, enum carried_op op)
 	if (op == COP_APPEND)
 		return flags | O_WRONLY | O_APPEND;
 	return flags | (writes ? O_WRONLY : O_RDONLY);
+}
+
+bool carried_op_fits(enum carried_object obj, enum carried_op fd_op,
+		     enum carried_op op)
+{
+	int mode = carried_open_flags(obj, fd_op) & O_ACCMODE;
+
+	if (!carried_op_applies(obj, op))
+		return false;
+	if (op_reads(op) && mode == O_WRONLY)
+		return false;
+	return !op_writes(op) || mode != O_RDONLY;
 }
 
 static int set_lock(int fd, short type)
@@ -127,10 +149,13 @@ static int set_lock(int fd, short type)
 static long do_read(enum carried_object obj, int fd)
 {
 	char buf[512];
+	long n;
 
 	if (obj == COBJ_DIR)
 		return syscall(SYS_getdents64, fd, buf, sizeof(buf));
-	return read(fd, buf, 1);
+	n = read(fd, buf, 1);
+	/* An empty FIFO with a writer: read() was allowed, nothing came. */
+	return n < 0 && errno == EAGAIN && obj == COBJ_FIFO ? 0 : n;
 }
 
 /* @op on @fd, recorded at @where: 0, or -1 with the outcome recorded. */
@@ -180,18 +205,26 @@ static int do_op(struct outcome *out, enum step where,
 }
 
 /*
- * A's use before the descriptor moves on: @op, then its lock undone, so
- * that no lock of A's stands in U's way but its permission's cache.
+ * A's use before the descriptor moves on: each operation of @c->warm,
+ * its lock undone, so that no lock of A's stands in U's way but its
+ * permission's cache.
  */
 static int warm(struct outcome *out, const struct carried *c, int fd)
 {
-	if (do_op(out, STEP_BEFORE, c->obj, c->op, fd))
-		return -1;
-	if (c->op == COP_FLOCK_SH || c->op == COP_FLOCK_EX)
-		return failed(out, STEP_BEFORE, flock(fd, LOCK_UN)) ? -1 : 0;
-	if (c->op == COP_SETLK_RD || c->op == COP_SETLK_WR)
-		return failed(out, STEP_BEFORE, set_lock(fd, F_UNLCK)) ? -1 : 0;
-	return 0;
+	enum carried_op op;
+	int ret = 0;
+
+	for (op = 0; op < COP_COUNT && !ret; op++) {
+		if (!(c->warm & CARRIED_WARM(op)))
+			continue;
+		if (do_op(out, STEP_BEFORE, c->obj, op, fd))
+			return -1;
+		if (op == COP_FLOCK_SH || op == COP_FLOCK_EX)
+			ret = flock(fd, LOCK_UN);
+		else if (op == COP_SETLK_RD || op == COP_SETLK_WR)
+			ret = set_lock(fd, F_UNLCK);
+	}
+	return failed(out, STEP_BEFORE, ret) ? -1 : 0;
 }
 
 /* A opens the object and, if asked, uses it: the descriptor, or -1. */

@@ -65,8 +65,11 @@ struct carried {
 	enum carried_op op;
 	const char *path;	/* the object */
 	ino_t ino;		/* its inode: what an exec must still hold */
-	/* A's first use of the descriptor: @op itself, before it moves. */
-	bool warm;
+	/*
+	 * A's first use of the descriptor before it moves: CARRIED_WARM()
+	 * of each operation, in their order, each one carried_op_fits().
+	 */
+	unsigned int warm;
 	const char *creator;	/* A, who opens it */
 	const char *user;	/* U's profile */
 	/* The task's label under U as the kernel prints it (A//&U). */
@@ -83,9 +86,14 @@ struct carried {
 int carried_run(const struct carried *c, struct outcome *opener,
 		struct outcome *out);
 
+#define CARRIED_WARM(op) (1U << (op))
+
 /* How @op opens what it operates on, and whether it applies to @obj. */
 int carried_open_flags(enum carried_object obj, enum carried_op op);
 bool carried_op_applies(enum carried_object obj, enum carried_op op);
+/* Whether @op can be done on a descriptor opened for @fd_op. */
+bool carried_op_fits(enum carried_object obj, enum carried_op fd_op,
+		     enum carried_op op);
 
 const char *carried_object_name(enum carried_object obj);
 const char *carried_route_name(enum carried_route route);

@@ -208,24 +208,29 @@ static const char *carried_self(void)
 }
 
 /*
- * U for @perms on @obj: the object's rule, and what an exec into U maps
- * and reads (this program, its links, the libraries), none of which
- * covers the object.
+ * What every U starts with: unix rules for the SCM_RIGHTS channel, and
+ * what an exec into U maps and reads (this program, its links, the
+ * libraries), none of which covers the objects.
  */
+static void carried_user_base(struct prof *u, enum aa_abi abi)
+{
+	rules(u, "  %s\n  %s rm,\n  %s/x_* rm,\n"
+	      "  /{usr/,}lib{,32,64,x32}/** rm,\n  /etc/ld.so.cache r,\n",
+	      prof_allow_unix(abi), carried_self(), aa_policy_dir(policy));
+}
+
+/* U for @perms on @obj. */
 static const char *carried_user(struct ctx *c, enum carried_object obj,
 				unsigned int perms)
 {
-	const char *dir = aa_policy_dir(policy);
 	char name[64], p[8];
 	struct prof u = { .name = name };
 
 	carried_user_name(name, sizeof(name), obj, perms);
-	rules(&u, "  network unix,\n  %s rm,\n  %s/x_carried_* rm,\n"
-	      "  /{usr/,}lib{,32,64,x32}/** rm,\n  /etc/ld.so.cache r,\n",
-	      carried_self(), dir);
+	carried_user_base(&u, c->v->abi);
 	if (perms)
-		prof_add(&u, "  %s/%s %s,\n", dir, carried_rel[obj],
-			 perms_str(perms, p));
+		prof_add(&u, "  %s/%s %s,\n", aa_policy_dir(policy),
+			 carried_rel[obj], perms_str(perms, p));
 	return registered(c, &u);
 }
 
@@ -243,9 +248,10 @@ static const char *carried_opener(struct ctx *c, enum carried_object obj)
 	int grant;
 
 	snprintf(name, sizeof(name), "carried_a_%s", carried_tag[obj]);
-	rules(&a, "  network unix,\n  /proc/*/attr/{apparmor/,}current w,\n"
+	rules(&a, "  %s\n  /proc/*/attr/{apparmor/,}current w,\n"
 	      "  change_profile,\n  /** rm,\n  %s ix,\n  %s/%s rwk,\n",
-	      carried_self(), dir, carried_rel[obj]);
+	      prof_allow_unix(c->v->abi), carried_self(), dir,
+	      carried_rel[obj]);
 	for (i = 0; i < ARRAY_SIZE(carried_rows); i++) {
 		if (!carried_op_applies(obj, carried_rows[i].op))
 			continue;
@@ -501,7 +507,7 @@ static void carried_row(struct carried_test *t, struct carried *cr,
 		cr->label = label;
 	}
 	for (warm = 0; warm < 2; warm++) {
-		cr->warm = warm;
+		cr->warm = warm ? CARRIED_WARM(cr->op) : 0;
 		carried_one(t, cr, r, grant, &want, ctl_rec, rec);
 	}
 }
