@@ -406,6 +406,17 @@ static int carried_audit(int afd, const struct carried *mark_cr,
 	return 0;
 }
 
+/* The label of @cr's stack, U onto A: the kernel orders it by name. */
+static const char *carried_stack_label(char *buf, size_t len,
+				       const struct carried *cr)
+{
+	bool a_first = strcmp(cr->creator, cr->user) < 0;
+
+	snprintf(buf, len, "%s//&%s", a_first ? cr->creator : cr->user,
+		 a_first ? cr->user : cr->creator);
+	return buf;
+}
+
 /* What the runs of a test share. */
 struct carried_test {
 	struct ctx *c;
@@ -496,16 +507,8 @@ static void carried_row(struct carried_test *t, struct carried *cr,
 	cr->route = carried_params.route;
 	want = grant && r->question ? ctl :
 	       carried_want(cr->route, cr->obj, r, grant);
-	/* The kernel orders a stack's profiles by name. */
-	if (cr->route == CROUTE_STACK) {
-		if (strcmp(cr->creator, cr->user) < 0)
-			snprintf(label, sizeof(label), "%s//&%s", cr->creator,
-				 cr->user);
-		else
-			snprintf(label, sizeof(label), "%s//&%s", cr->user,
-				 cr->creator);
-		cr->label = label;
-	}
+	if (cr->route == CROUTE_STACK)
+		cr->label = carried_stack_label(label, sizeof(label), cr);
 	for (warm = 0; warm < 2; warm++) {
 		cr->warm = warm ? CARRIED_WARM(cr->op) : 0;
 		carried_one(t, cr, r, grant, &want, ctl_rec, rec);

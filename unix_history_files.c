@@ -231,15 +231,8 @@ static int hf_run(const struct hf_profs *hp, const struct hf_case *hc,
 	struct outcome opener;
 	int ret;
 
-	if (cr.route == CROUTE_STACK) {
-		if (strcmp(cr.creator, cr.user) < 0)
-			snprintf(label, sizeof(label), "%s//&%s", cr.creator,
-				 cr.user);
-		else
-			snprintf(label, sizeof(label), "%s//&%s", cr.user,
-				 cr.creator);
-		cr.label = label;
-	}
+	if (cr.route == CROUTE_STACK)
+		cr.label = carried_stack_label(label, sizeof(label), &cr);
 	if (chown(cr.path, hc->others ? HF_OTHER_UID : 0, -1))
 		return -errno;
 	ret = carried_run(&cr, &opener, &got->o);
