@@ -66,24 +66,9 @@ static const struct checks *const areas[] = {
 	history_files_checks,	/* unix_history_files.c */
 };
 
-/* The exec'd images of the areas whose runs exec this program. */
-static int (*const exec_mains[])(int argc, char **argv) = {
-	handoff_exec_main,	/* unix_handoff.c */
-	carried_exec_main,	/* unix_carried.c */
-};
-
-static int exec_main(int argc, char **argv)
-{
-	size_t i;
-	int ret = -1;
-
-	for (i = 0; i < ARRAY_SIZE(exec_mains) && ret < 0; i++)
-		ret = exec_mains[i](argc, argv);
-	return ret;
-}
-
 int main(int argc, char **argv)
 {
-	exec_reentry = exec_main;
+	add_exec_reentry(handoff_exec_main);	/* unix_handoff.c */
+	add_exec_reentry(carried_exec_main);	/* unix_carried.c */
 	return unix_test_main(argc, argv, areas, ARRAY_SIZE(areas));
 }

@@ -200,8 +200,8 @@ bool handoff_shape_listens(enum handoff_shape shape);
 
 /*
  * HANDOFF_EXEC's exec'd image: a program that runs HANDOFF_EXEC calls it
- * first (unix_test.h's exec_reentry).  There it uses the inherited end
- * and returns the exit status; elsewhere it returns -1.
+ * first (unix_test.h's add_exec_reentry()).  There it uses the inherited
+ * end and returns the exit status; elsewhere it returns -1.
  */
 int handoff_exec_main(int argc, char **argv);
 

@@ -471,17 +471,35 @@ static void prepare_policy(const struct checks *const *areas, size_t n_areas)
 }
 
 /*
- * A program that execs itself into another profile sets it: the exec'd
- * image runs it and exits with what it returns, unless it returns -1.
+ * The exec'd images of the areas whose runs exec this program, added by
+ * its main(): each is called first, and the program exits with what one
+ * returns, unless it returns -1.
  */
-static int (*exec_reentry)(int argc, char **argv);
+#define EXEC_REENTRY_MAX 4
+static int (*exec_reentry[EXEC_REENTRY_MAX])(int argc, char **argv);
+
+static void __maybe_unused add_exec_reentry(int (*fn)(int argc, char **argv))
+{
+	size_t i;
+
+	for (i = 0; i < EXEC_REENTRY_MAX && exec_reentry[i]; i++)
+		;
+	if (i == EXEC_REENTRY_MAX)
+		ksft_exit_fail_msg("more than %d exec'd images\n",
+				   EXEC_REENTRY_MAX);
+	exec_reentry[i] = fn;
+}
 
 /* A program's main(): the checks of its areas, by ABI, then the harness. */
 static int __maybe_unused unix_test_main(int argc, char **argv,
 					 const struct checks *const *areas,
 					 size_t n_areas)
 {
-	int ret = exec_reentry ? exec_reentry(argc, argv) : -1;
+	int ret = -1;
+	size_t i;
+
+	for (i = 0; i < EXEC_REENTRY_MAX && exec_reentry[i] && ret < 0; i++)
+		ret = exec_reentry[i](argc, argv);
 
 	if (ret >= 0)
 		return ret;
