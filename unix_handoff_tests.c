@@ -6,35 +6,23 @@
  * socket to a daemon or D-Bus passes one.  Listeners change hands too,
  * with a connection waiting, as in socket activation.
  *
- * What the kernel does (6.17+), and why; each row of handoff_rows below
- * names the rule that decides it:
- * - read() and write() under a label not cached on the socket revalidate
- *   it (aa_file_perm() -> aa_unix_file_perm()), and so does receipt with
- *   SCM_RIGHTS, where the kernel drops a descriptor it denies (MSG_CTRUNC,
- *   no errno).  A socket created unconfined is delegated: never
- *   revalidated (__file_is_delegated()).
- * - An end bound to a path is revalidated on its own path, by the request
- *   alone (file rules, or the coarse rule in the OLD ABI), and its peer is
- *   not looked at.  An end not on a path whose peer is on one: file rules
- *   on the peer's path (NEW ABI only; the OLD ABI leaves socket paths to
- *   network rules).  Two ends not on paths: send and receive both ways,
- *   the user's label towards the other end's and back (xcheck()),
- *   whichever the operation, so a lack on either side denies both.
- * - sendmsg() and recvmsg() skip the file check.  A dgram send, by write()
- *   as by sendmsg(), asks the sender's current label for send, towards
- *   the peer's path when it has one, else for its own path when it has
- *   one: under the NEW ABI a path decides through file rules, and the
- *   unix rules are not consulted (unix_may_send).  Delegation does not
- *   spare it.  Stream and seqpacket messages and every receive are not
- *   mediated per message.
- * - A listener handed over: its receipt checks nothing (no peer, and read
- *   and write are send and receive, which only a peer is checked for).
- *   accept() asks the accepting task's label for accept, whoever created
- *   the listener (apparmor_socket_accept()); the client's connect asked
- *   the label stored on the listener, which is why only a listener that
- *   changes hands tells this check apart.  A listener on a path under the
- *   NEW ABI is left to file rules, and accept is not one of NET_FS_PERMS:
- *   neither a missing unix accept nor a denied path stops it.
+ * Each row of handoff_rows below says what the policy means for the
+ * user of the handed-over end, by the clauses of SEMANTICS: the user's
+ * profile decides what it may do ([carry]), a socket created unconfined
+ * is delegated ([deleg]), and under the NEW ABI a socket on a path is
+ * decided by file rules on it ([path]).  Where the kernel (6.17+) is
+ * known to decide otherwise and no source settles which is meant, the
+ * row names the open question and what the kernel does:
+ * - Q1: read() and write() under a label other than the socket's
+ *   revalidate it (aa_file_perm() -> aa_unix_file_perm()); sendmsg()
+ *   and recvmsg() do not, and a stream's messages are not mediated one
+ *   by one.  Only datagram sends are, by write() as by sendmsg()
+ *   (unix_may_send).
+ * - Q2: that revalidation asks send and receive both ways between the
+ *   user's label and the other end's (xcheck()), whichever the
+ *   operation; an end on a path is revalidated on its own path alone;
+ *   a listener's receipt checks nothing.
+ * - Q3: OLD ABI, an end whose peer is on a path is not revalidated.
  */
 
 #include "unix_handoff.h"
@@ -60,23 +48,28 @@ static struct {
 
 /* What the user of the handed-over end is refused. */
 enum refusal {
-	REFUSES_WRITE = 1 << 0,	/* write(), by revalidation: EACCES */
-	REFUSES_READ = 1 << 1,	/* read(), by revalidation: EACCES */
-	/* Datagram sends, by write(), sendmsg() or io_uring: EACCES. */
-	REFUSES_DGRAM_SEND = 1 << 2,
+	REFUSES_WRITE = 1 << 0,	/* write(): EACCES */
+	REFUSES_READ = 1 << 1,	/* read(): EACCES */
+	REFUSES_SEND = 1 << 2,	/* sendmsg(), io_uring SEND: EACCES */
+	REFUSES_RECV = 1 << 3,	/* recvmsg(), io_uring RECV: EACCES */
+	/* Datagram sends alone, by write(), sendmsg() or io_uring: EACCES. */
+	REFUSES_DGRAM_SEND = 1 << 4,
 	/*
 	 * SCM_RIGHTS: the received descriptor is dropped (MSG_CTRUNC); exec:
 	 * the inherited one is revoked.
 	 */
-	DROPS_RECEIPT = 1 << 3,
+	DROPS_RECEIPT = 1 << 5,
 	/* The creator's own dgram send of the message to read: EACCES. */
-	REFUSES_SEED = 1 << 4,
-	REFUSES_ACCEPT = 1 << 5,	/* listeners: accept(), EACCES */
+	REFUSES_SEED = 1 << 6,
+	REFUSES_ACCEPT = 1 << 7,	/* listeners: accept(), EACCES */
 };
 
 /*
  * One shape and one profile pair, and what the user is refused under
- * each ABI, with the reason.  A socket created unconfined is "delegated".
+ * each ABI: what the policy means, with the clauses of SEMANTICS that
+ * say so.  Where one of them is an open question, the row names it and
+ * what the kernel is known to do instead (expect_policy()).  A socket
+ * created unconfined is "delegated".
  */
 struct handoff_row {
 	enum handoff_shape shape;
@@ -85,167 +78,185 @@ struct handoff_row {
 	enum lack creator, user;
 	unsigned int refused[AA_ABI_COUNT];
 	const char *why[AA_ABI_COUNT];
+	const char *question[AA_ABI_COUNT];
+	unsigned int known[AA_ABI_COUNT];
 };
 
 #define OLD(r, reason) .refused[AA_ABI_OLD] = (r), .why[AA_ABI_OLD] = (reason)
 #define NEW(r, reason) .refused[AA_ABI_NEW] = (r), .why[AA_ABI_NEW] = (reason)
+#define OLDQ(r, reason, q, k) OLD(r, reason), .question[AA_ABI_OLD] = (q), \
+	.known[AA_ABI_OLD] = (k)
+#define NEWQ(r, reason, q, k) NEW(r, reason), .question[AA_ABI_NEW] = (q), \
+	.known[AA_ABI_NEW] = (k)
 #define W REFUSES_WRITE
 #define R REFUSES_READ
-#define SEND REFUSES_DGRAM_SEND
+#define SEND REFUSES_SEND
+#define RECV REFUSES_RECV
+#define DSEND REFUSES_DGRAM_SEND
 #define DROP DROPS_RECEIPT
 #define SEED REFUSES_SEED
 #define ACCEPT REFUSES_ACCEPT
 #define CONFINED true
 #define DELEGATED false
+/* What the policy means for a user lacking send, or receive, here. */
+#define NO_SEND (W | SEND | DROP)
+#define NO_RECV (R | RECV | DROP)
 
 /* clang-format off */
 static const struct handoff_row handoff_rows[] = {
 	/* socketpair(): neither end on a path. */
 	{ HSHAPE_PAIR, "both allowed", CONFINED, LACK_NONE, LACK_NONE,
-	  OLD(0, "all allowed"), NEW(0, "all allowed") },
+	  OLD(0, "[perm]"), NEW(0, "[perm]") },
 	{ HSHAPE_PAIR, "user lacks send", CONFINED, LACK_NONE, LACK_SEND,
-	  OLD(W | R | DROP | SEND, "xcheck() asks send both ways"),
-	  NEW(W | R | DROP | SEND, "xcheck() asks send both ways") },
+	  OLDQ(NO_SEND, "[send] [carry]", "Q1 Q2", W | R | DROP | DSEND),
+	  NEWQ(NO_SEND, "[send] [carry]", "Q1 Q2", W | R | DROP | DSEND) },
 	{ HSHAPE_PAIR, "user lacks receive", CONFINED, LACK_NONE, LACK_RECEIVE,
-	  OLD(W | R | DROP, "xcheck() asks receive both ways"),
-	  NEW(W | R | DROP, "xcheck() asks receive both ways") },
+	  OLDQ(NO_RECV, "[receive] [carry]", "Q1 Q2", W | R | DROP),
+	  NEWQ(NO_RECV, "[receive] [carry]", "Q1 Q2", W | R | DROP) },
+	/* The creator's lack is its own: the seed message it sends. */
 	{ HSHAPE_PAIR, "creator lacks send", CONFINED, LACK_SEND, LACK_NONE,
-	  OLD(W | R | DROP | SEED, "xcheck() asks the creator's send too"),
-	  NEW(W | R | DROP | SEED, "xcheck() asks the creator's send too") },
+	  OLDQ(SEED, "[send] [label]", "Q2", W | R | DROP | SEED),
+	  NEWQ(SEED, "[send] [label]", "Q2", W | R | DROP | SEED) },
 	{ HSHAPE_PAIR, "unconfined creator, user lacks send", DELEGATED,
 	  LACK_NONE, LACK_SEND,
-	  OLD(SEND, "delegated: not revalidated, but a send is asked"),
-	  NEW(SEND, "delegated: not revalidated, but a send is asked") },
+	  OLD(DSEND, "[deleg]: not revalidated; a datagram send is asked"),
+	  NEW(DSEND, "[deleg]: not revalidated; a datagram send is asked") },
 
-	/* Both ends bound to paths: the end used is revalidated on its own. */
+	/* Both ends bound to paths. */
 	{ HSHAPE_BOUND, "both allowed", CONFINED, LACK_NONE, LACK_NONE,
-	  OLD(0, "all allowed"), NEW(0, "all allowed") },
+	  OLD(0, "[perm]"), NEW(0, "[perm]") },
 	{ HSHAPE_BOUND, "user lacks send", CONFINED, LACK_NONE, LACK_SEND,
-	  OLD(W | DROP | SEND, "the coarse rule's send, asked by write"),
-	  NEW(0, "a path is decided by file rules, not unix send") },
+	  OLDQ(NO_SEND, "[old] [send] [carry]", "Q1", W | DROP | DSEND),
+	  NEW(0, "[path]: file rules, not unix send") },
 	{ HSHAPE_BOUND, "user lacks receive", CONFINED, LACK_NONE, LACK_RECEIVE,
-	  OLD(R | DROP, "the coarse rule's receive, asked by read"),
-	  NEW(0, "a path is decided by file rules, not unix receive") },
+	  OLDQ(NO_RECV, "[old] [receive] [carry]", "Q1", R | DROP),
+	  NEW(0, "[path]: file rules, not unix receive") },
 	{ HSHAPE_BOUND, "unconfined creator, user lacks send", DELEGATED,
 	  LACK_NONE, LACK_SEND,
-	  OLD(SEND, "delegated: not revalidated, but a send is asked"),
-	  NEW(0, "a send to a path is decided by file rules") },
+	  OLD(DSEND, "[deleg] [old]: a datagram send is asked"),
+	  NEW(0, "[path]: file rules, not unix send") },
 	{ HSHAPE_BOUND, "user denied its own path", CONFINED, LACK_NONE,
 	  LACK_OWN_PATH,
-	  OLD(0, "the OLD ABI leaves socket paths to network rules"),
-	  NEW(W | R | DROP, "revalidated by file rules on its own path") },
+	  OLD(0, "[old]: no path is seen"),
+	  NEWQ(W | R | DROP | SEND | RECV, "[path] [carry]: its own path",
+	       "Q1", W | R | DROP) },
 	{ HSHAPE_BOUND, "user denied the peer's path", CONFINED, LACK_NONE,
 	  LACK_PEER_PATH,
-	  OLD(0, "the OLD ABI leaves socket paths to network rules"),
-	  NEW(SEND, "a send is asked on the peer's path; revalidation on its own") },
+	  OLD(0, "[old]: no path is seen"),
+	  NEWQ(W | R | DROP | SEND | RECV, "[path] [carry]: the peer's path",
+	       "Q2", DSEND) },
 	{ HSHAPE_BOUND, "unconfined creator, user denied the peer's path",
 	  DELEGATED, LACK_NONE, LACK_PEER_PATH,
-	  OLD(0, "the OLD ABI leaves socket paths to network rules"),
-	  NEW(SEND, "delegation does not spare a send to the peer's path") },
+	  OLD(0, "[old]: no path is seen"),
+	  NEW(DSEND, "[deleg] [path]: a datagram send to the peer's path") },
 
 	/* An end not on a path, its peer bound to one. */
 	{ HSHAPE_TO_BOUND, "both allowed", CONFINED, LACK_NONE, LACK_NONE,
-	  OLD(0, "all allowed"), NEW(0, "all allowed") },
+	  OLD(0, "[perm]"), NEW(0, "[perm]") },
 	{ HSHAPE_TO_BOUND, "user lacks send", CONFINED, LACK_NONE, LACK_SEND,
-	  OLD(SEND, "not revalidated: the OLD ABI leaves paths alone; a send is asked"),
-	  NEW(0, "the peer's path is decided by file rules") },
+	  OLDQ(NO_SEND, "[old] [send] [carry]", "Q3", DSEND),
+	  NEW(0, "[path]: the peer's path, by file rules") },
 	{ HSHAPE_TO_BOUND, "user lacks receive", CONFINED, LACK_NONE,
 	  LACK_RECEIVE,
-	  OLD(0, "not revalidated, and a send asks no receive of the sender"),
-	  NEW(0, "the peer's path is decided by file rules") },
+	  OLDQ(NO_RECV, "[old] [receive] [carry]", "Q3", 0),
+	  NEW(0, "[path]: the peer's path, by file rules") },
 	{ HSHAPE_TO_BOUND, "unconfined creator, user lacks send", DELEGATED,
 	  LACK_NONE, LACK_SEND,
-	  OLD(SEND, "delegated: not revalidated, but a send is asked"),
-	  NEW(0, "the peer's path is decided by file rules") },
+	  OLD(DSEND, "[deleg] [old]: a datagram send is asked"),
+	  NEW(0, "[path]: the peer's path, by file rules") },
 	{ HSHAPE_TO_BOUND, "user denied its own path", CONFINED, LACK_NONE,
 	  LACK_OWN_PATH,
-	  OLD(0, "the end used has no path"), NEW(0, "the end used has no path") },
+	  OLD(0, "[old]: the end used has no path"),
+	  NEW(0, "[path]: the end used has no path") },
 	{ HSHAPE_TO_BOUND, "user denied the peer's path", CONFINED, LACK_NONE,
 	  LACK_PEER_PATH,
-	  OLD(0, "the OLD ABI leaves socket paths to network rules"),
-	  NEW(W | R | DROP | SEND, "revalidated and sent on the peer's path") },
+	  OLD(0, "[old]: no path is seen"),
+	  NEWQ(W | R | DROP | SEND | RECV, "[path] [carry]: the peer's path",
+	       "Q1", W | R | DROP | DSEND) },
 	{ HSHAPE_TO_BOUND, "unconfined creator, user denied the peer's path",
 	  DELEGATED, LACK_NONE, LACK_PEER_PATH,
-	  OLD(0, "the OLD ABI leaves socket paths to network rules"),
-	  NEW(SEND, "delegation does not spare a send to the peer's path") },
+	  OLD(0, "[old]: no path is seen"),
+	  NEW(DSEND, "[deleg] [path]: a datagram send to the peer's path") },
 
 	/* An end on a path, its peer on an abstract name. */
 	{ HSHAPE_FROM_BOUND, "both allowed", CONFINED, LACK_NONE, LACK_NONE,
-	  OLD(0, "all allowed"), NEW(0, "all allowed") },
+	  OLD(0, "[perm]"), NEW(0, "[perm]") },
 	{ HSHAPE_FROM_BOUND, "user lacks send", CONFINED, LACK_NONE, LACK_SEND,
-	  OLD(W | DROP | SEND, "the coarse rule's send, asked by write"),
-	  NEW(0, "the sender's own path decides, by file rules (profile_peer_perm())") },
+	  OLDQ(NO_SEND, "[old] [send] [carry]", "Q1", W | DROP | DSEND),
+	  NEW(0, "[path]: its own path, by file rules") },
 	{ HSHAPE_FROM_BOUND, "user lacks receive", CONFINED, LACK_NONE,
 	  LACK_RECEIVE,
-	  OLD(R | DROP, "the coarse rule's receive, asked by read"),
-	  NEW(0, "its own path is decided by file rules") },
+	  OLDQ(NO_RECV, "[old] [receive] [carry]", "Q1", R | DROP),
+	  NEW(0, "[path]: its own path, by file rules") },
 	{ HSHAPE_FROM_BOUND, "unconfined creator, user lacks send", DELEGATED,
 	  LACK_NONE, LACK_SEND,
-	  OLD(SEND, "delegated: not revalidated, but a send is asked"),
-	  NEW(0, "the sender's own path decides, by file rules") },
+	  OLD(DSEND, "[deleg] [old]: a datagram send is asked"),
+	  NEW(0, "[path]: its own path, by file rules") },
 	{ HSHAPE_FROM_BOUND, "user denied its own path", CONFINED, LACK_NONE,
 	  LACK_OWN_PATH,
-	  OLD(0, "the OLD ABI leaves socket paths to network rules"),
-	  NEW(W | R | DROP | SEND, "revalidated and sent on its own path") },
+	  OLD(0, "[old]: no path is seen"),
+	  NEWQ(W | R | DROP | SEND | RECV, "[path] [carry]: its own path",
+	       "Q1", W | R | DROP | DSEND) },
 
 	/* A listener on a path, a connection waiting: accept() is the op. */
 	{ HSHAPE_LISTENER, "both allowed", CONFINED, LACK_NONE, LACK_NONE,
-	  OLD(0, "all allowed"), NEW(0, "all allowed") },
+	  OLD(0, "[perm]"), NEW(0, "[perm]") },
 	{ HSHAPE_LISTENER, "user lacks accept", CONFINED, LACK_NONE, LACK_ACCEPT,
-	  OLD(ACCEPT, "accept() asks the accepting task's label"),
-	  NEW(0, "a path is left to file rules; accept is not in NET_FS_PERMS") },
+	  OLD(ACCEPT, "[perm] [carry]"),
+	  NEW(0, "[path]: file rules, and accept is none of them") },
 	{ HSHAPE_LISTENER, "unconfined creator, user lacks accept", DELEGATED,
 	  LACK_NONE, LACK_ACCEPT,
-	  OLD(ACCEPT, "accept() asks the accepting task's label, whoever created it"),
-	  NEW(0, "a path is left to file rules; accept is not in NET_FS_PERMS") },
+	  OLD(ACCEPT, "[perm] [carry]"),
+	  NEW(0, "[path]: file rules, and accept is none of them") },
 	{ HSHAPE_LISTENER, "user denied its own path", CONFINED, LACK_NONE,
 	  LACK_OWN_PATH,
-	  OLD(0, "the OLD ABI leaves socket paths to network rules"),
-	  NEW(0, "accept is not one of NET_FS_PERMS; receipt of a listener checks nothing") },
+	  OLD(0, "[old]: no path is seen"),
+	  NEWQ(DROP | ACCEPT, "[path] [carry]: a file it may not use", "Q2", 0) },
 
 	/* A listener on an abstract name. */
 	{ HSHAPE_ABSTRACT_LISTENER, "both allowed", CONFINED, LACK_NONE,
-	  LACK_NONE, OLD(0, "all allowed"), NEW(0, "all allowed") },
+	  LACK_NONE, OLD(0, "[perm]"), NEW(0, "[perm]") },
 	{ HSHAPE_ABSTRACT_LISTENER, "user lacks accept", CONFINED, LACK_NONE,
 	  LACK_ACCEPT,
-	  OLD(ACCEPT, "accept() asks the accepting task's label"),
-	  NEW(ACCEPT, "accept() asks the accepting task's label") },
+	  OLD(ACCEPT, "[perm] [carry]"), NEW(ACCEPT, "[perm] [carry]") },
 	{ HSHAPE_ABSTRACT_LISTENER, "unconfined creator, user lacks accept",
 	  DELEGATED, LACK_NONE, LACK_ACCEPT,
-	  OLD(ACCEPT, "accept() asks the accepting task's label, whoever created it"),
-	  NEW(ACCEPT, "accept() asks the accepting task's label, whoever created it") },
+	  OLD(ACCEPT, "[perm] [carry]"), NEW(ACCEPT, "[perm] [carry]") },
 };
 
 /* clang-format on */
 #undef OLD
 #undef NEW
+#undef OLDQ
+#undef NEWQ
 #undef W
 #undef R
 #undef SEND
+#undef RECV
+#undef DSEND
 #undef DROP
 #undef SEED
 #undef ACCEPT
 #undef CONFINED
 #undef DELEGATED
+#undef NO_SEND
+#undef NO_RECV
 
 /*
- * The outcome of @h's one operation by @row: which refusal applies to
- * which operation, and in the order the run meets them.
+ * The outcome of @h's one operation when the user is refused @refused:
+ * which refusal applies to which operation, and in the order the run
+ * meets them.
  */
-static struct outcome handoff_want(const struct handoff_row *row,
-				   enum aa_abi abi, const struct handoff *h)
+static struct outcome handoff_want(unsigned int refused,
+				   const struct handoff *h)
 {
 	const struct outcome denied = { .step = STEP_OP, .err = EACCES };
-	unsigned int refused = row->refused[abi];
 	/* io_uring SEND and RECV meet the hooks sendmsg and recvmsg meet. */
 	enum handoff_op op = h->op == HOP_URING_SEND ? HOP_SENDMSG :
 			     h->op == HOP_URING_RECV ? HOP_RECVMSG : h->op;
 	bool reads = op == HOP_READ || op == HOP_RECVMSG;
 	bool dgram = h->type == SOCK_DGRAM;
 
-	if (op == HOP_ACCEPT)
-		return refused & REFUSES_ACCEPT ? denied :
-		       (struct outcome){ .step = STEP_DONE };
 	/* The creator queues the message to read before the handoff. */
 	if (reads && dgram && (refused & REFUSES_SEED))
 		return (struct outcome){ .step = STEP_SEED, .err = EACCES };
@@ -256,8 +267,13 @@ static struct outcome handoff_want(const struct handoff_row *row,
 	if (h->how == HANDOFF_EXEC && (refused & DROPS_RECEIPT))
 		return (struct outcome){ .step = STEP_EXEC,
 					 .fault = FAULT_NOT_INSTALLED };
+	if (op == HOP_ACCEPT)
+		return refused & REFUSES_ACCEPT ? denied :
+		       (struct outcome){ .step = STEP_DONE };
 	if ((op == HOP_WRITE && (refused & REFUSES_WRITE)) ||
-	    (op == HOP_READ && (refused & REFUSES_READ)))
+	    (op == HOP_READ && (refused & REFUSES_READ)) ||
+	    (op == HOP_SENDMSG && (refused & REFUSES_SEND)) ||
+	    (op == HOP_RECVMSG && (refused & REFUSES_RECV)))
 		return denied;
 	if (!reads && dgram && (refused & REFUSES_DGRAM_SEND))
 		return denied;
@@ -292,7 +308,7 @@ static void handoff_sub(struct ctx *c, const struct handoff_row *hc)
 		.type = v->type,
 		.path = { path[0], path[1] },
 	};
-	struct outcome want, got;
+	struct outcome got;
 	enum handoff_shape shape = hc->shape;
 	enum handoff_op first, end;
 	char desc[512];
@@ -349,12 +365,14 @@ static void handoff_sub(struct ctx *c, const struct handoff_row *hc)
 		ASSERT_EQ(0, ret) {
 			TH_LOG("%s: cannot run: %s", hc->desc, strerror(-ret));
 		}
-		want = handoff_want(hc, v->abi, &h);
 		snprintf(desc, sizeof(desc), "%s, %s, %s after %s (%s)",
 			 handoff_shape_name(shape), hc->desc,
 			 handoff_op_name(h.op), handoff_how_name(handoff_params.how),
 			 hc->why[v->abi]);
-		expect_outcome(_metadata, desc, "the user", want, &got);
+		expect_policy(_metadata, desc, "the user",
+			      handoff_want(hc->refused[v->abi], &h),
+			      hc->question[v->abi],
+			      handoff_want(hc->known[v->abi], &h), &got);
 	}
 }
 

@@ -56,7 +56,7 @@ static void stacked_sides(struct ctx *c, const char *perm, const char *stack,
 
 	for (who = first_side(c->v); who < SIDE_COUNT; who++) {
 		snprintf(desc, sizeof(desc),
-			 "%s stacked with a profile without %s (%s%s)",
+			 "%s stacked with a profile without %s (%s%s) [label]",
 			 side_name(who), perm,
 			 pos == STACK_FIRST ? "first" : "last",
 			 by_stack ? ", by aa_stack_profile" : "");
@@ -126,9 +126,9 @@ static void check_stacked_peer(struct ctx *c)
 	to_one = registered(c, &one);
 	if (!stack || !to_both || !to_one)
 		ksft_exit_fail_msg("cannot register more profiles\n");
-	sub_labels(c, "peer rule matches every profile of the stack", stack,
-		   to_both, all_ok);
-	sub_labels(c, "peer rule matches one profile of the stack", stack,
+	sub_labels(c, "peer rule matches every profile of the stack [peer]",
+		   stack, to_both, all_ok);
+	sub_labels(c, "peer rule matches one profile of the stack [peer]", stack,
 		   to_one, peer_mismatch(c->v->kind, c->v->type));
 }
 
@@ -156,33 +156,33 @@ struct replaced_row {
 /* clang-format off */
 static const struct replaced_row replaced_rows[] = {
 	{ SOCK_DGRAM, HOP_SENDMSG, "send", true,
-	  "every datagram asks its sender: R, now the version without send" },
+	  "[send] [replace]: each datagram; R is now without send" },
 	{ SOCK_DGRAM, HOP_WRITE, "send", true,
-	  "a dgram write is a send: R, now the version without send" },
+	  "[send] [replace]: a datagram written; R is now without send" },
 	{ SOCK_DGRAM, HOP_SENDMSG, "receive", true,
-	  "every datagram asks its receiver: R's end, now without receive" },
+	  "[receive] [replace]: each datagram; its receiver R is now without receive" },
 	{ SOCK_DGRAM, HOP_WRITE, "receive", true,
-	  "a dgram write is a send: its receiver, R's end, lacks receive now" },
+	  "[receive] [replace]: a datagram written; its receiver R is now without receive" },
 	{ SOCK_STREAM, HOP_SENDMSG, "send", false,
-	  "a connection's send and receive are granted when it is made" },
+	  "[send] [receive] [replace]: decided when the connection was made; kept open" },
 	{ SOCK_STREAM, HOP_WRITE, "send", false,
-	  "a write is a message on a connection R made: granted with it, as for sendmsg()" },
+	  "[send] [receive] [replace]: a message on a connection kept open" },
 	{ SOCK_STREAM, HOP_SENDMSG, "receive", false,
-	  "a connection's send and receive are granted when it is made" },
+	  "[send] [receive] [replace]: decided when the connection was made; kept open" },
 	{ SOCK_STREAM, HOP_WRITE, "receive", false,
-	  "a write is a message on a connection R made: granted with it, as for sendmsg()" },
+	  "[send] [receive] [replace]: a message on a connection kept open" },
 	{ SOCK_SEQPACKET, HOP_SENDMSG, "send", false,
-	  "a connection's send and receive are granted when it is made" },
+	  "[send] [receive] [replace]: decided when the connection was made; kept open" },
 	{ SOCK_SEQPACKET, HOP_WRITE, "send", false,
-	  "a write is a message on a connection R made: granted with it, as for sendmsg()" },
+	  "[send] [receive] [replace]: a message on a connection kept open" },
 	{ SOCK_SEQPACKET, HOP_SENDMSG, "receive", false,
-	  "a connection's send and receive are granted when it is made" },
+	  "[send] [receive] [replace]: decided when the connection was made; kept open" },
 	{ SOCK_SEQPACKET, HOP_WRITE, "receive", false,
-	  "a write is a message on a connection R made: granted with it, as for sendmsg()" },
+	  "[send] [receive] [replace]: a message on a connection kept open" },
 	{ SOCK_STREAM, HOP_CONNECT, "connect", true,
-	  "a new connection is asked of R as it is now: without connect" },
+	  "[perm] [replace]: a new connection; R is now without connect" },
 	{ SOCK_SEQPACKET, HOP_CONNECT, "connect", true,
-	  "a new connection is asked of R as it is now: without connect" },
+	  "[perm] [replace]: a new connection; R is now without connect" },
 };
 
 /* clang-format on */

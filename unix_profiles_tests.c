@@ -19,27 +19,30 @@ struct shape_row {
 	const char *why;
 };
 
+#define ALLOWED { .who = SIDE_COUNT, .step = STEP_DONE }
+
 /* clang-format off */
 static const struct shape_row shape_rows[] = {
 	/* Before 6.17, unix sockets met only the coarse socket hooks. */
-	{ AA_ABI_NONE, false, { SIDE_COUNT, STEP_DONE, 0 },
-	  "a bare network rule grants every family, unix too" },
-	{ AA_ABI_3, false, { SIDE_COUNT, STEP_DONE, 0 },
-	  "a bare network rule grants every family, unix too" },
-	{ AA_ABI_OLD, false, { SIDE_COUNT, STEP_DONE, 0 },
-	  "a bare network rule grants every family, unix too" },
+	{ AA_ABI_NONE, false, ALLOWED,
+	  "[old]: a bare network rule grants every family, unix too" },
+	{ AA_ABI_3, false, ALLOWED,
+	  "[old]: a bare network rule grants every family, unix too" },
+	{ AA_ABI_OLD, false, ALLOWED,
+	  "[old]: a bare network rule grants every family, unix too" },
 	/* 6.17+: the unix class is mediated on its own. */
-	{ AA_ABI_NONE, true, { SIDE_COUNT, STEP_DONE, 0 },
-	  "the parser's default abi: a bare network rule grants unix too" },
-	{ AA_ABI_3, true, { SIDE_COUNT, STEP_DONE, 0 },
-	  "abi/3.0 has no unix class: the coarse network rule decides" },
-	{ AA_ABI_OLD, true, { SIDE_COUNT, STEP_DONE, 0 },
-	  "abi/4.0 has no unix class: the coarse network rule decides" },
-	{ AA_ABI_NEW, true, { SIDE_COUNT, STEP_DONE, 0 },
-	  "abi/5.0: a bare network rule also grants the unix class" },
+	{ AA_ABI_NONE, true, ALLOWED,
+	  "[old]: the parser's default abi; a bare network rule grants unix too" },
+	{ AA_ABI_3, true, ALLOWED,
+	  "[old]: abi/3.0 has no unix class; the coarse network rule decides" },
+	{ AA_ABI_OLD, true, ALLOWED,
+	  "[old]: abi/4.0 has no unix class; the coarse network rule decides" },
+	{ AA_ABI_NEW, true, ALLOWED,
+	  "[perm]: abi/5.0; a bare network rule also grants the unix class" },
 };
 
 /* clang-format on */
+#undef ALLOWED
 
 static const struct shape_row *shape_row(enum aa_abi abi)
 {
