@@ -20,13 +20,15 @@ struct audit_case {
 	const char *op;		/* operation= of the record */
 	const char *requested;	/* requested_mask= */
 	enum step stop;		/* where enforce mode stops the client */
+	const char *why;	/* the clauses of SEMANTICS */
 };
 
 /* 6.17+: a stream connect asks for send and receive with connect. */
 static const struct audit_case audit_cases[] = {
-	{ SOCK_DGRAM, "send", "sendmsg", "send", STEP_SENDTO },
+	{ SOCK_DGRAM, "send", "sendmsg", "send", STEP_SENDTO,
+	  "[send] [audit] [complain]" },
 	{ SOCK_STREAM, "connect", "connect", "send receive connect",
-	  STEP_CONNECT },
+	  STEP_CONNECT, "[peer] [audit] [complain]" },
 };
 
 #define AUDIT_WAIT_MS 5000
@@ -95,8 +97,8 @@ static void audit_sub(struct ctx *c, const struct audit_case *ac,
 			ksft_exit_fail_msg("cannot set complain mode\n");
 		return;
 	}
-	snprintf(desc, sizeof(desc), "client without %s, %s mode", ac->perm,
-		 complain ? "complain" : "enforce");
+	snprintf(desc, sizeof(desc), "client without %s, %s mode %s", ac->perm,
+		 complain ? "complain" : "enforce", ac->why);
 	c->complain[CLIENT] = complain;
 	sub_labels(c, desc, label[SERVER], label[CLIENT],
 		   complain ? all_ok : denied(CLIENT, ac->stop));

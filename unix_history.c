@@ -7,29 +7,31 @@
  * and its peer on a path, of a random type; the operation is a random
  * file or socket operation.
  *
- * What the generator avoids, a sentence each:
- * - An unconfined creator: its sockets are delegated and never
+ * What the generator avoids, a sentence each, with the clause of
+ * SEMANTICS that makes two worlds legitimately differ, or "(test)" where
+ * the test itself could not tell them apart:
+ * - An unconfined creator [deleg]: its sockets are delegated and never
  *   revalidated, so routes that check on the way legitimately differ.
- * - A read with nothing queued: two messages are queued before a read,
+ * - A read with nothing queued (test): two messages are queued before a read,
  *   whatever the world (unix_handoff.c).
  * - Comparing a route that revoked (exec) or dropped (SCM_RIGHTS) the
- *   end: that route performs its own check, asking read and write at
+ *   end [carry]: that route performs its own check, asking read and write at
  *   once, where change_profile checks nothing, so only ends both routes
  *   delivered are compared (the lane's judge); likewise an end the task's
  *   label may not make (or queue a message on, for a read) is not
  *   compared with one made under A.
- * - An end made there used first: its use would be under the task's
+ * - An end made there used first [label]: its use would be under the task's
  *   label, not A's, so the end made under A is not used first either.
- * - An end made there under rules that refuse its peer something: the
+ * - An end made there under rules that refuse its peer something [peer]: the
  *   peer is then made under U too, not A, so a peer=(label=A) rule or a
  *   send that asks the peer's receive legitimately tells them apart.
- * - A creator refused its own warm-up: A allows every unix operation.
- * - The peer reading before the task's op: it would take what the task
+ * - A creator refused its own warm-up (test): A allows every unix operation.
+ * - The peer reading before the task's op (test): it would take what the task
  *   reads, so the peer only writes and locks.
- * - The errno's step for a peer: a connected dgram socket sends where a
+ * - The errno's step for a peer [send]: a connected dgram socket sends where a
  *   new one connects first, so only the errno is compared.
  * - A dgram pair with both ends on abstract names, its ends joined by
- *   connect(): a kernel without "apparmor: fix NULL ctx->peer derefs in
+ *   connect() (test): a kernel without "apparmor: fix NULL ctx->peer derefs in
  *   unix socket ctx updates" (7.2.13) oopses when it revalidates one and
  *   locks up after, ending the collection; unix_fixes_test's
  *   fix_update_peer_ctx_* test that apart, so such a case takes a path

@@ -12,12 +12,13 @@
  * - file_route (R3): the descriptor received with SCM_RIGHTS, kept across
  *   an exec into U by change_onexec, or across fork() and change_profile,
  *   beside the operation on a descriptor U opened itself, which is the
- *   oracle: where U's own is allowed, each route must be; where it is
- *   refused at the operation, each route must be, with the same errno
- *   and record; where U may not open it so, a route may refuse it on its
- *   way (dropped, revoked) or at the operation.
+ *   oracle ([carry]): where U's own is allowed, each route must be;
+ *   where it is refused at the operation, each route must be, with the
+ *   same errno and record; where U may not open it so, a route may
+ *   refuse it on its way (dropped, revoked) or at the operation.
  *
- * A stack is among prior_use's routes, not route's: its label is A//&U.
+ * A stack is among prior_use's routes, not route's: its label is A//&U,
+ * which decides as A and U together ([label]), not as U alone.
  * The counts each test prints say how many cases decided something.
  */
 

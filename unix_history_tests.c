@@ -608,7 +608,7 @@ static bool hist_peer_case(struct ctx *c, u64 seed, int n, void *arg)
 		       o[PEER_BEFORE], aud[PEER_BEFORE] == 1 ? ", audited" : "",
 		       hist_version_name(v2), o[PEER_OLD],
 		       aud[PEER_OLD] == 1 ? ", audited" : "", o[PEER_NEW],
-		       aud[PEER_NEW] == 1 ? ", audited" : "", row->why);
+		       aud[PEER_NEW] == 1 ? ", audited" : "", row->why[c->v->abi]);
 	}
 	return false;
 }

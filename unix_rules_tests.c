@@ -24,7 +24,7 @@ static void check_allow_all(struct ctx *c)
 	struct prof r = { };
 
 	rules(&r, "  %s,\n", c->v->abi == AA_ABI_NEW ? "unix" : "network unix");
-	sub(c, "allow all", &r, &r, all_ok);
+	sub(c, "allow all [perm]", &r, &r, all_ok);
 }
 
 /* Each permission removed in turn from one side's explicit list. */
@@ -37,7 +37,7 @@ static void check_each_permission(struct ctx *c)
 	size_t i;
 
 	all_perms_but(&full, v->abi, NULL);
-	sub(c, "all permissions listed", &full, &full, all_ok);
+	sub(c, "all permissions listed [perm]", &full, &full, all_ok);
 
 	for (who = first_side(v); who < SIDE_COUNT; who++) {
 		for (i = 0; i < prof_unix_perms_count; i++) {
@@ -101,11 +101,11 @@ static void check_rule_type(struct ctx *c)
 
 	rules(&match, fmt, type_name(v->type));
 	rules(&other, fmt, other_type(v->type));
-	sub(c, "type matches", &match, &match, all_ok);
+	sub(c, "type matches [perm]", &match, &match, all_ok);
 	if (v->kind != KIND_UNNAMED)
-		sub(c, "server type differs", &other, &match,
+		sub(c, "server type differs [perm]", &other, &match,
 		    denied(SERVER, STEP_CREATE));
-	sub(c, "client type differs", &match, &other, denied(CLIENT, STEP_CREATE));
+	sub(c, "client type differs [perm]", &match, &other, denied(CLIENT, STEP_CREATE));
 }
 
 /*
@@ -173,27 +173,27 @@ static void check_rule_addr(struct ctx *c)
 	rules(&bad, "  unix (%s),\n  unix addr=@%s,\n", local, other);
 	switch (v->kind) {
 	case KIND_UNNAMED:
-		sub(c, "addr matches", &full, &ok, all_ok);
-		sub(c, "addr differs", &full, &bad,
+		sub(c, "addr matches [perm]", &full, &ok, all_ok);
+		sub(c, "addr differs [perm]", &full, &bad,
 		    denied(CLIENT, STEP_GETSOCKNAME));
 		break;
 	case KIND_PATHNAME:
 		rules(&fs_deny, "  unix (%s),\n  unix addr=@%s,\n  deny %s w,\n",
 		      local, other, addr);
-		sub(c, "addr differs, file rules allow the path", &bad, &full,
+		sub(c, "addr differs, file rules allow the path [path]", &bad, &full,
 		    all_ok);
-		sub(c, "addr differs, a file rule denies the path", &fs_deny,
+		sub(c, "addr differs, a file rule denies the path [path]", &fs_deny,
 		    &full, denied(SERVER, STEP_BIND));
 		break;
 	case KIND_AUTOBIND:
-		sub(c, "addr matches", &ok, &full, all_ok);
-		sub(c, "addr differs", &bad, &full,
+		sub(c, "addr matches [perm]", &ok, &full, all_ok);
+		sub(c, "addr differs [perm]", &bad, &full,
 		    denied(SERVER, conn_type(v->type) ? STEP_LISTEN :
 							STEP_GETSOCKNAME));
 		break;
 	default:
-		sub(c, "addr matches", &ok, &full, all_ok);
-		sub(c, "addr differs", &bad, &full, denied(SERVER, STEP_BIND));
+		sub(c, "addr matches [perm]", &ok, &full, all_ok);
+		sub(c, "addr differs [perm]", &bad, &full, denied(SERVER, STEP_BIND));
 	}
 }
 
@@ -216,8 +216,8 @@ static void check_rule_peer_label(struct ctx *c)
 	      PEER_LOCAL_RULES, server);
 	rules(&to_self, "%s  unix (connect, send, receive) peer=(label=%s),\n",
 	      PEER_LOCAL_RULES, self);
-	sub(c, "peer label matches", &srv, pair ? &to_self : &to_server, all_ok);
-	sub(c, "peer label differs", &srv, pair ? &to_server : &to_self,
+	sub(c, "peer label matches [peer]", &srv, pair ? &to_self : &to_server, all_ok);
+	sub(c, "peer label differs [peer]", &srv, pair ? &to_server : &to_self,
 	    peer_mismatch(c->v->kind, c->v->type));
 }
 
@@ -241,15 +241,16 @@ static void check_rule_peer_addr(struct ctx *c)
 	rules(&ko, "%s  unix (connect, send, receive) peer=(addr=@%s),\n",
 	      PEER_LOCAL_RULES, other);
 	if (c->v->kind != KIND_PATHNAME) {
-		sub(c, "peer addr matches", &full, &ok, all_ok);
-		sub(c, "peer addr differs", &full, &ko, peer_mismatch(c->v->kind, c->v->type));
+		sub(c, "peer addr matches [peer]", &full, &ok, all_ok);
+		sub(c, "peer addr differs [peer]", &full, &ko,
+		    peer_mismatch(c->v->kind, c->v->type));
 		return;
 	}
 	rules(&fs_deny, "%s  unix (connect, send, receive) peer=(addr=@%s),\n"
 	      "  deny %s w,\n", PEER_LOCAL_RULES, other, addr);
-	sub(c, "peer addr differs, file rules allow the path", &full, &ko,
+	sub(c, "peer addr differs, file rules allow the path [path]", &full, &ko,
 	    all_ok);
-	sub(c, "peer addr differs, a file rule denies the path", &full,
+	sub(c, "peer addr differs, a file rule denies the path [path]", &full,
 	    &fs_deny, denied(CLIENT, conn ? STEP_CONNECT : STEP_SENDTO));
 }
 
@@ -273,10 +274,11 @@ static void check_mixed_kinds(struct ctx *c)
 	snprintf(own, sizeof(own), "%s/%s", aa_policy_dir(policy), name);
 	c->client_path = own;
 	lacking(&full, v->abi, NULL);
-	sub(c, "client on a path", &full, &full, all_ok);
+	sub(c, "client on a path [path] [old]", &full, &full, all_ok);
 	for (i = 0; i < ARRAY_SIZE(perms); i++) {
 		lacking(&less, v->abi, perms[i]);
-		snprintf(desc, sizeof(desc), "client on a path, without unix %s",
+		snprintf(desc, sizeof(desc),
+			 "client on a path, without unix %s [path] [old]",
 			 perms[i]);
 		sub(c, desc, &full, &less,
 		    new ? all_ok : missing(c, CLIENT, perms[i]));
@@ -290,7 +292,7 @@ static void check_mixed_kinds(struct ctx *c)
 	 */
 	lacking(&srv, v->abi, NULL);
 	prof_add(&srv, "  deny %s r,\n", own);
-	sub(c, "server denied r on the client's path", &srv, &full,
+	sub(c, "server denied r on the client's path [path] [old]", &srv, &full,
 	    !new ? all_ok : denied(CLIENT, conn_type(v->type) ? STEP_CONNECT :
 				   STEP_SENDTO));
 	c->client_path = NULL;
@@ -298,7 +300,7 @@ static void check_mixed_kinds(struct ctx *c)
 
 static void check_unconfined(struct ctx *c)
 {
-	sub(c, "unconfined", NULL, NULL, all_ok);
+	sub(c, "unconfined [label]", NULL, NULL, all_ok);
 }
 
 /*
@@ -317,7 +319,7 @@ static void file_deny_cases(struct ctx *c)
 	rules(&cli, "  %s\n  deny %s/%s rw,\n", prof_allow_unix(c->v->abi),
 	      aa_policy_dir(policy), sock);
 	/* OLD: file rules no longer apply to the connect or the send. */
-	sub(c, "client denied rw on the socket path", &srv, &cli,
+	sub(c, "client denied rw on the socket path [path] [old]", &srv, &cli,
 	    c->v->abi == AA_ABI_OLD ? all_ok :
 	    denied(CLIENT, conn ? STEP_CONNECT : STEP_SENDTO));
 }
@@ -340,7 +342,7 @@ static void receiver_cases(struct ctx *c)
 		rules(&srv, "  network unix,\n  deny network (receive) unix,\n");
 	rules(&cli, "  %s\n", prof_allow_unix(v->abi));
 	/* A socketpair's receiver is the sending process itself. */
-	sub(c, "receiver without receive", &srv,
+	sub(c, "receiver without receive [receive] [old]", &srv,
 	    v->kind == KIND_UNNAMED ? &srv : &cli,
 	    env.have_v9_unix ? denied(CLIENT, STEP_SENDTO) :
 	    denied(v->kind == KIND_UNNAMED ? CLIENT : SERVER, STEP_RECV));
@@ -360,7 +362,7 @@ static void bind_cases(struct ctx *c)
 	rules(&cli, "  %s\n", prof_allow_unix(c->v->abi));
 	rules(&srv, "  %s\n  deny %s/* w,\n", prof_allow_unix(c->v->abi),
 	      aa_policy_dir(policy));
-	sub(c, "server denied w on the directory", &srv, &cli,
+	sub(c, "server denied w on the directory [path] [old]", &srv, &cli,
 	    denied(SERVER, STEP_BIND));
 }
 
@@ -402,10 +404,10 @@ static void owner_bind_cases(struct ctx *c)
 	rules(&none, "  %s\n", unix_rule);
 	rules(&cli, "  %s\n  %s/* rw,\n", unix_rule, dir);
 	/* Without a rule on the directory's files bind is denied... */
-	sub(c, "server without a file rule, bind in another uid's directory",
+	sub(c, "server without a file rule, bind in another uid's directory [path]",
 	    &none, &cli, denied(SERVER, STEP_BIND));
 	/* ...and the owner rule allows it: the new file is the server's. */
-	sub(c, "server with an owner rule, bind in another uid's directory",
+	sub(c, "server with an owner rule, bind in another uid's directory [owner]",
 	    &srv, &cli, all_ok);
 }
 
@@ -434,14 +436,14 @@ static void owner_file_cases(struct ctx *c)
 	rules(&plain, "  %s\n  %s/%s rw,\n", unix_rule, dir, sock);
 
 	/* Root's socket file: the owner rule matches for the root client. */
-	sub(c, "client's owner rule, a socket file of its own uid", &srv,
+	sub(c, "client's owner rule, a socket file of its own uid [owner]", &srv,
 	    &owner, all_ok);
 	c->sock_owner = OTHER_UID;
 	/* A rule without the condition matches whoever owns the file. */
-	sub(c, "client's plain rule, another uid's socket file", &srv, &plain,
+	sub(c, "client's plain rule, another uid's socket file [owner]", &srv, &plain,
 	    all_ok);
 	/* The owner rule does not match another uid's file. */
-	sub(c, "client's owner rule, another uid's socket file", &srv, &owner,
+	sub(c, "client's owner rule, another uid's socket file [owner]", &srv, &owner,
 	    !new ? all_ok :
 	    denied(CLIENT, conn ? STEP_CONNECT : STEP_SENDTO));
 	c->sock_owner = 0;
