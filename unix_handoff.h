@@ -208,4 +208,17 @@ int handoff_exec_main(int argc, char **argv);
 /* 0 if this build and kernel can run the io_uring ops, else -errno. */
 int handoff_uring_probe(void);
 
+/*
+ * What a table's row expects the user of a handed-over end to be refused,
+ * by ABI: a mask of the table's own, the clauses of SEMANTICS that say so
+ * and, on an open question, the mask the kernel is known to refuse
+ * instead (expect_policy()).
+ */
+struct handoff_expect {
+	unsigned int refused[AA_ABI_COUNT];
+	const char *why[AA_ABI_COUNT];
+	const char *question[AA_ABI_COUNT];
+	unsigned int known[AA_ABI_COUNT];
+};
+
 #endif /* _SELFTESTS_APPARMOR_UNIX_HANDOFF_H */

@@ -76,18 +76,15 @@ struct handoff_row {
 	const char *desc;
 	bool creator_confined;
 	enum lack creator, user;
-	unsigned int refused[AA_ABI_COUNT];
-	const char *why[AA_ABI_COUNT];
-	const char *question[AA_ABI_COUNT];
-	unsigned int known[AA_ABI_COUNT];
+	struct handoff_expect e;
 };
 
-#define OLD(r, reason) .refused[AA_ABI_OLD] = (r), .why[AA_ABI_OLD] = (reason)
-#define NEW(r, reason) .refused[AA_ABI_NEW] = (r), .why[AA_ABI_NEW] = (reason)
-#define OLDQ(r, reason, q, k) OLD(r, reason), .question[AA_ABI_OLD] = (q), \
-	.known[AA_ABI_OLD] = (k)
-#define NEWQ(r, reason, q, k) NEW(r, reason), .question[AA_ABI_NEW] = (q), \
-	.known[AA_ABI_NEW] = (k)
+#define OLD(r, reason) .e.refused[AA_ABI_OLD] = (r), .e.why[AA_ABI_OLD] = (reason)
+#define NEW(r, reason) .e.refused[AA_ABI_NEW] = (r), .e.why[AA_ABI_NEW] = (reason)
+#define OLDQ(r, reason, q, k) OLD(r, reason), .e.question[AA_ABI_OLD] = (q), \
+	.e.known[AA_ABI_OLD] = (k)
+#define NEWQ(r, reason, q, k) NEW(r, reason), .e.question[AA_ABI_NEW] = (q), \
+	.e.known[AA_ABI_NEW] = (k)
 #define W REFUSES_WRITE
 #define R REFUSES_READ
 #define SEND REFUSES_SEND
@@ -368,11 +365,11 @@ static void handoff_sub(struct ctx *c, const struct handoff_row *hc)
 		snprintf(desc, sizeof(desc), "%s, %s, %s after %s (%s)",
 			 handoff_shape_name(shape), hc->desc,
 			 handoff_op_name(h.op), handoff_how_name(handoff_params.how),
-			 hc->why[v->abi]);
+			 hc->e.why[v->abi]);
 		expect_policy(_metadata, desc, "the user",
-			      handoff_want(hc->refused[v->abi], &h),
-			      hc->question[v->abi],
-			      handoff_want(hc->known[v->abi], &h), &got);
+			      handoff_want(hc->e.refused[v->abi], &h),
+			      hc->e.question[v->abi],
+			      handoff_want(hc->e.known[v->abi], &h), &got);
 	}
 }
 
@@ -473,9 +470,13 @@ FIXTURE_VARIANT_ADD(handoff, scm_rights_seqpacket) {
 	.type = SOCK_SEQPACKET,
 };
 
-static void run_handoff(struct __test_metadata *_metadata,
-			enum handoff_how how, int type, enum aa_abi abi,
-			bool uring, check_fn *fn)
+/*
+ * Runs @fn on a socketpair of @type, or SKIPs where the tests of a socket
+ * changing hands (here and the stack's) cannot run; @uring: they use
+ * io_uring.
+ */
+static void run_handed(struct __test_metadata *_metadata, int type,
+		       enum aa_abi abi, bool uring, check_fn *fn)
 {
 	struct variant v = {
 		.abi = abi,
@@ -488,14 +489,21 @@ static void run_handoff(struct __test_metadata *_metadata,
 	if (env.enabled && !env.have_v9_unix)
 		SKIP(return, "%s",
 		     "kernel without AppArmor network_v9/af_unix (6.17+): the unix socket revalidation these cases expect");
-	handoff_params.how = how;
-	handoff_params.uring = uring;
 	ret = uring ? handoff_uring_probe() : 0;
 	if (ret == -EOPNOTSUPP)
 		SKIP(return, "built without liburing (pkg-config liburing)");
 	if (ret)
 		SKIP(return, "io_uring unavailable: %s", strerror(-ret));
 	run_variant(_metadata, &v, true, fn);
+}
+
+static void run_handoff(struct __test_metadata *_metadata,
+			enum handoff_how how, int type, enum aa_abi abi,
+			bool uring, check_fn *fn)
+{
+	handoff_params.how = how;
+	handoff_params.uring = uring;
+	run_handed(_metadata, type, abi, uring, fn);
 }
 
 TEST_F_TIMEOUT(handoff, old_abi, HANDOFF_TEST_TIMEOUT)

@@ -89,16 +89,13 @@ struct stack_row {
 	 * of SEMANTICS that say so; on an open question, what the kernel is
 	 * known to refuse instead (expect_policy()).
 	 */
-	unsigned int refused[AA_ABI_COUNT];
-	const char *why[AA_ABI_COUNT];
-	const char *question[AA_ABI_COUNT];
-	unsigned int known[AA_ABI_COUNT];
+	struct handoff_expect e;
 };
 
-#define OLD(r, reason) .refused[AA_ABI_OLD] = (r), .why[AA_ABI_OLD] = (reason)
-#define NEW(r, reason) .refused[AA_ABI_NEW] = (r), .why[AA_ABI_NEW] = (reason)
-#define OLDQ(r, reason, q, k) OLD(r, reason), .question[AA_ABI_OLD] = (q), \
-	.known[AA_ABI_OLD] = (k)
+#define OLD(r, reason) .e.refused[AA_ABI_OLD] = (r), .e.why[AA_ABI_OLD] = (reason)
+#define NEW(r, reason) .e.refused[AA_ABI_NEW] = (r), .e.why[AA_ABI_NEW] = (reason)
+#define OLDQ(r, reason, q, k) OLD(r, reason), .e.question[AA_ABI_OLD] = (q), \
+	.e.known[AA_ABI_OLD] = (k)
 /* Every write and every read: each is asked as write() or read() is. */
 #define W (HANDOFF_WARM(HOP_WRITE) | HANDOFF_WARM(HOP_WRITEV) | \
 	   HANDOFF_WARM(HOP_SPLICE_TO) | HANDOFF_WARM(HOP_URING_WRITE))
@@ -286,10 +283,10 @@ static void stack_op(struct ctx *c, const struct stack_row *row,
 	snprintf(desc, sizeof(desc), "%s, %s, %s %s, by %s (%s)",
 		 handoff_shape_name(h->shape), row->desc, handoff_op_name(op),
 		 stack_warm[w].desc, stack_way_name(h->how, h->onto),
-		 row->why[abi]);
+		 row->e.why[abi]);
 	expect_policy(_metadata, desc, "the user",
-		      stack_want(row->refused[abi], h), row->question[abi],
-		      stack_want(row->known[abi], h), &got);
+		      stack_want(row->e.refused[abi], h), row->e.question[abi],
+		      stack_want(row->e.known[abi], h), &got);
 }
 
 /*
@@ -512,26 +509,10 @@ static void run_stack(struct __test_metadata *_metadata,
 		      enum handoff_how how, enum handoff_onto onto, int type,
 		      enum aa_abi abi, bool uring)
 {
-	struct variant v = {
-		.abi = abi,
-		.kind = KIND_UNNAMED,
-		.type = type,
-	};
-	int ret;
-
-	/* Older kernels revalidate unix sockets as other sockets. */
-	if (env.enabled && !env.have_v9_unix)
-		SKIP(return, "%s",
-		     "kernel without AppArmor network_v9/af_unix (6.17+): the unix socket revalidation these cases expect");
-	ret = uring ? handoff_uring_probe() : 0;
-	if (ret == -EOPNOTSUPP)
-		SKIP(return, "built without liburing (pkg-config liburing)");
-	if (ret)
-		SKIP(return, "io_uring unavailable: %s", strerror(-ret));
 	stack_params.how = how;
 	stack_params.onto = onto;
 	stack_params.uring = uring;
-	run_variant(_metadata, &v, true, check_stack);
+	run_handed(_metadata, type, abi, uring, check_stack);
 }
 
 TEST_F_TIMEOUT(stack_handoff, old_abi, HANDOFF_TEST_TIMEOUT)
