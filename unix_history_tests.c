@@ -34,6 +34,11 @@
  * of stacking but for the label path); the grammar of U, the sockets and
  * what the generator avoids, a sentence each, are in unix_history.c.
  *
+ * Each test tallies what its cases decided (allowed, refused, differed)
+ * and what they did not (every world stopped alike before the operation;
+ * no route compared delivered the end), and FAILs when fewer than half
+ * decided or it never saw one of the two outcomes.
+ *
  * Every case prints its seed: AA_HISTORY_SEED=<seed> with
  * AA_HISTORY_CASES=1 runs that case again exactly.  A FAIL prints both
  * worlds and their outcomes, shrunk to the smallest pair that still
@@ -327,19 +332,61 @@ static const char *hist_got_str(const struct hist_got *g, char *buf,
 	return buf;
 }
 
+/* What a case decided, for the tally each test prints. */
+enum hist_verdict {
+	HV_ALLOWED,	/* the worlds compared reached the operation: allowed */
+	HV_REFUSED,	/* ... and were refused it, alike */
+	HV_DIFFER,	/* two of them did not end alike */
+	HV_NOT_REACHED,	/* every world stopped before it, alike */
+	HV_EXCLUDED,	/* no two worlds comparable: a route delivered nothing */
+	HV_NOT_RUN,	/* a run could not be set up */
+	HV_COUNT,
+};
+
+static const char *const hv_name[HV_COUNT] = {
+	[HV_ALLOWED] = "allowed",
+	[HV_REFUSED] = "refused",
+	[HV_DIFFER] = "differed",
+	[HV_NOT_REACHED] = "stopped alike before the operation (not run)",
+	[HV_EXCLUDED] = "not delivered by any route compared (excluded)",
+	[HV_NOT_RUN] = "could not be set up",
+};
+
+/*
+ * Cases from which a test must have decided half and seen both outcomes:
+ * fewer, and one outcome may be missing by chance.
+ */
+#define HIST_DECIDED_MIN 20
+
+/* The verdict of a case whose worlds ended alike as @o. */
+static enum hist_verdict hist_alike(const struct outcome *o)
+{
+	/* A descriptor dropped or revoked on its way: refused there. */
+	if (hist_not_delivered(o))
+		return HV_REFUSED;
+	if (o->step < STEP_OP)
+		return HV_NOT_REACHED;
+	return o->step == STEP_DONE && !o->err && !o->fault ? HV_ALLOWED :
+								 HV_REFUSED;
+}
+
 /*
  * Runs every world: 1 if two differ, 0 if not (or, but for prior use,
  * where a world was not delivered the end), -errno if a run could not
  * be set up or its audit records not read.  On a difference @hc and @got
  * keep the two worlds that differed, as worlds 1 and 2, for the
- * shrinking and the report.
+ * shrinking and the report.  @v: what the case decided, if not NULL.
  */
 static int hist_differ(const struct hist_profs *hp, struct hist_case *hc,
-		       enum hist_rel rel, struct hist_got got[HIST_WORLDS])
+		       enum hist_rel rel, struct hist_got got[HIST_WORLDS],
+		       enum hist_verdict *v)
 {
+	enum hist_verdict none;
 	unsigned int i, j;
 	int ret;
 
+	v = v ?: &none;
+	*v = HV_NOT_RUN;
 	for (i = 0; i < hc->worlds; i++) {
 		ret = hist_run(hp, hc, i, &got[i].o);
 		if (ret)
@@ -348,19 +395,23 @@ static int hist_differ(const struct hist_profs *hp, struct hist_case *hc,
 		if (got[i].audited < 0)
 			return got[i].audited;
 	}
+	*v = HV_EXCLUDED;
 	for (i = 0; i < hc->worlds; i++) {
 		for (j = i + 1; j < hc->worlds; j++) {
 			if (rel != REL_PRIOR_USE &&
 			    (hist_not_delivered(&got[i].o) ||
 			     hist_not_delivered(&got[j].o)))
 				continue;
-			if (hist_same(&got[i], &got[j]))
+			if (hist_same(&got[i], &got[j])) {
+				*v = hist_alike(&got[i].o);
 				continue;
+			}
 			hc->w[0] = hc->w[i];
 			hc->w[1] = hc->w[j];
 			got[0] = got[i];
 			got[1] = got[j];
 			hc->worlds = 2;
+			*v = HV_DIFFER;
 			return 1;
 		}
 	}
@@ -375,7 +426,8 @@ static void hist_try(const struct hist_profs *hp, struct hist_case *hc,
 	struct hist_got g[HIST_WORLDS];
 	struct hist_case c = *t;
 
-	if (memcmp(t, hc, sizeof(*t)) && hist_differ(hp, &c, rel, g) == 1) {
+	if (memcmp(t, hc, sizeof(*t)) &&
+	    hist_differ(hp, &c, rel, g, NULL) == 1) {
 		*hc = c;
 		memcpy(got, g, sizeof(g));
 	}
@@ -430,16 +482,21 @@ static void hist_shrink(const struct hist_profs *hp, struct hist_case *hc,
 		hist_try(hp, hc, &t, rel, got);
 }
 
-/* Runs cases until the budget is spent; @fn runs one and says if it held. */
-typedef bool hist_case_fn(struct ctx *c, u64 seed, int n, void *arg);
+/*
+ * Runs cases until the budget is spent; @fn runs one and says what it
+ * decided.  A lane that reached the operation in fewer than half its
+ * cases, or saw only one outcome, tested nothing it can claim.
+ */
+typedef enum hist_verdict hist_case_fn(struct ctx *c, u64 seed, int n,
+				       void *arg);
 
 static void hist_loop(struct ctx *c, const char *rel, long ms,
 		      hist_case_fn *fn, void *arg)
 {
 	struct __test_metadata *_metadata = c->metadata;
 	u64 state = hist_budget.seed, seed;
+	int n, v, tally[HV_COUNT] = { 0 }, decided;
 	struct timespec t0;
-	int n, failed = 0;
 
 	ms = hist_budget.ms ?: ms;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -452,12 +509,24 @@ static void hist_loop(struct ctx *c, const char *rel, long ms,
 		/* The first case is the seed itself, to re-run one. */
 		seed = n ? hist_next(&state) : state;
 		c->subs++;
-		if (!fn(c, seed, n, arg))
-			failed++;
+		tally[fn(c, seed, n, arg)]++;
 		if (_metadata->exit_code == KSFT_SKIP)
 			return;
 	}
-	ksft_print_msg("history %s: %d cases, %d differed\n", rel, n, failed);
+	ksft_print_msg("history %s: %d cases\n", rel, n);
+	for (v = 0; v < HV_COUNT; v++)
+		ksft_print_msg("history %s:   %d %s\n", rel, tally[v], hv_name[v]);
+	decided = tally[HV_ALLOWED] + tally[HV_REFUSED] + tally[HV_DIFFER];
+	if (n < HIST_DECIDED_MIN)
+		return;
+	EXPECT_LE(n, 2 * decided) {
+		TH_LOG("history %s: %d of %d cases reached the operation", rel,
+		       decided, n);
+	}
+	EXPECT_TRUE(tally[HV_ALLOWED] && tally[HV_REFUSED]) {
+		TH_LOG("history %s: no case allowed, or none refused: nothing decided",
+		       rel);
+	}
 }
 
 struct hist_arg {
@@ -465,25 +534,27 @@ struct hist_arg {
 	enum hist_rel rel;
 };
 
-static bool hist_case(struct ctx *c, u64 seed, int n, void *arg)
+static enum hist_verdict hist_case(struct ctx *c, u64 seed, int n,
+				   void *arg)
 {
 	struct __test_metadata *_metadata = c->metadata;
 	const struct hist_profs *hp = ((struct hist_arg *)arg)->hp;
 	enum hist_rel rel = ((struct hist_arg *)arg)->rel;
 	char w0[512], w1[512], o0[160], o1[160];
 	struct hist_got got[HIST_WORLDS];
+	enum hist_verdict v;
 	struct hist_case hc;
 	int ret;
 
 	hist_gen(&hc, seed, rel);
-	ret = hist_differ(hp, &hc, rel, got);
+	ret = hist_differ(hp, &hc, rel, got, &v);
 	ksft_print_msg("history %s case %d seed %#llx: %s\n",
 		       hist_rel_name[rel], n, seed,
-		       ret < 0 ? "not run" : ret ? "DIFFER" : "same");
+		       ret < 0 ? "not run" : ret ? "DIFFER" : hv_name[v]);
 	EXPECT_LE(0, ret) TH_LOG("seed %#llx: cannot run: %s", seed,
 				 strerror(-ret));
 	if (ret != 1)
-		return true;
+		return v;
 	hist_shrink(hp, &hc, rel, got);
 	hist_world_str(&hc, c->v->abi, 0, w0, sizeof(w0));
 	hist_world_str(&hc, c->v->abi, 1, w1, sizeof(w1));
@@ -493,7 +564,7 @@ static bool hist_case(struct ctx *c, u64 seed, int n, void *arg)
 		       hist_got_str(&got[0], o0, sizeof(o0)), w1,
 		       hist_got_str(&got[1], o1, sizeof(o1)));
 	}
-	return false;
+	return HV_DIFFER;
 }
 
 static void check_hist(struct ctx *c, enum hist_rel rel)
@@ -557,7 +628,8 @@ static int hist_peer_audited(struct hist_peer *hpr, const struct peer_row *row)
 			    sizeof(rec));
 }
 
-static bool hist_peer_case(struct ctx *c, u64 seed, int n, void *arg)
+static enum hist_verdict hist_peer_case(struct ctx *c, u64 seed, int n,
+					void *arg)
 {
 	struct __test_metadata *_metadata = c->metadata;
 	struct hist_peer *hpr = arg;
@@ -594,8 +666,12 @@ static bool hist_peer_case(struct ctx *c, u64 seed, int n, void *arg)
 		TH_LOG("seed %#llx: S's getsockopt() refusal not audited: %s",
 		       seed, strerror(-aud_err));
 	}
-	if (ret || same)
-		return true;
+	if (ret || hpr->sh->s.step != STEP_DONE)
+		return HV_NOT_RUN;
+	if (same)
+		return op[PEER_OLD].err ? HV_REFUSED :
+		       op[PEER_OLD].step == STEP_DONE ? HV_ALLOWED :
+							HV_NOT_REACHED;
 	for (i = 0; i < PEER_OPS; i++)
 		outcome_str(&op[i], o[i], sizeof(o[i]));
 	EXPECT_TRUE(false) {
@@ -610,7 +686,7 @@ static bool hist_peer_case(struct ctx *c, u64 seed, int n, void *arg)
 		       aud[PEER_OLD] == 1 ? ", audited" : "", o[PEER_NEW],
 		       aud[PEER_NEW] == 1 ? ", audited" : "", row->why[c->v->abi]);
 	}
-	return false;
+	return HV_DIFFER;
 }
 
 static void check_hist_peer(struct ctx *c)
