@@ -63,8 +63,11 @@
 #define HISTORY_MS 3000
 #define HISTORY_PRIOR_USE_MS 6000
 #define HISTORY_ROUTE_MS 10000
-/* The harness's limit: AA_HISTORY_SECONDS is kept under it. */
-#define HISTORY_TIMEOUT 900
+/*
+ * The harness's limit, within settings' for the whole program:
+ * AA_HISTORY_SECONDS is kept under two thirds of it.
+ */
+#define HISTORY_TIMEOUT 300
 /* How long a mark may take to reach the audit log. */
 #define HISTORY_AUDIT_MS 5000
 
@@ -548,6 +551,18 @@ static enum hist_verdict hist_case(struct ctx *c, u64 seed, int n,
 
 	hist_gen(&hc, seed, rel);
 	ret = hist_differ(hp, &hc, rel, got, &v);
+	/* A difference must show again: one slow world is not a bug. */
+	if (ret == 1) {
+		struct hist_got again[HIST_WORLDS];
+		struct hist_case hc2;
+
+		hist_gen(&hc2, seed, rel);
+		if (!hist_differ(hp, &hc2, rel, again, &v)) {
+			ksft_print_msg("history %s case %d seed %#llx: DIFFER once only: %s\n",
+				       hist_rel_name[rel], n, seed, hv_name[v]);
+			return v;
+		}
+	}
 	ksft_print_msg("history %s case %d seed %#llx: %s\n",
 		       hist_rel_name[rel], n, seed,
 		       ret < 0 ? "not run" : ret ? "DIFFER" : hv_name[v]);
