@@ -643,6 +643,127 @@ static void check_peer_removed(struct ctx *c)
 	check_peer(c, CHANGE_REMOVED);
 }
 
+/*
+ * The label a connection reports for its peer (SO_PEERSEC, which D-Bus
+ * and services that authorise a caller by its label read): R's name
+ * while R runs under its profile, replaced or not ([replace] keeps the
+ * name), and "unconfined" once R's profile is removed ([remove]), for a
+ * connection made before the removal and one made after it.
+ */
+struct peersec_run {
+	const char *prof;
+	char name[NAME_MAX_LEN];
+	int ready[2], done[2];
+	struct outcome *r;
+};
+
+/* R: listens on an abstract name until the test is done. */
+static void peersec_r(void *arg)
+{
+	struct peersec_run *p = arg;
+	struct sockaddr_un addr;
+	socklen_t len = unix_addr(&addr, p->name, true);
+	int fd;
+
+	if (confine(p->r, STEP_CONFINE, p->prof, false, false))
+		return;
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (failed(p->r, STEP_CREATE, fd) ||
+	    failed(p->r, STEP_BIND, bind(fd, (struct sockaddr *)&addr, len)) ||
+	    failed(p->r, STEP_LISTEN, listen(fd, 4)))
+		return;
+	tell(p->ready[1]);
+	if (go(p->r, STEP_DONE, p->done[0]))
+		at(p->r, STEP_DONE);
+}
+
+/* Connects to R's listener and reads the peer's label; false if not. */
+static bool peersec_of(struct peersec_run *p, int *fd, char *buf,
+		       size_t len)
+{
+	struct sockaddr_un addr;
+	socklen_t alen = unix_addr(&addr, p->name, true);
+	socklen_t n = len - 1;
+
+	if (*fd < 0) {
+		*fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (*fd < 0 || connect(*fd, (struct sockaddr *)&addr, alen)) {
+			snprintf(buf, len, "connect: %s", strerror(errno));
+			return false;
+		}
+	}
+	if (getsockopt(*fd, SOL_SOCKET, SO_PEERSEC, buf, &n)) {
+		snprintf(buf, len, "SO_PEERSEC: %s", strerror(errno));
+		return false;
+	}
+	buf[n] = '\0';
+	return true;
+}
+
+static void check_peersec(struct ctx *c)
+{
+	struct __test_metadata *_metadata = c->metadata;
+	struct peersec_run p = { };
+	struct peer_profs pp;
+	char want[NAME_MAX_LEN + 16], got[256];
+	int afd, before = -1, after = -1, ret;
+	pid_t pid;
+
+	afd = peer_begin(c, &pp);
+	if (afd < 0)
+		return;
+	c->subs++;
+	p.prof = pp.r;
+	p.r = shared_alloc(sizeof(*p.r));
+	ASSERT_NE(NULL, p.r);
+	run_name(p.name, sizeof(p.name), "peersec");
+	ASSERT_EQ(0, pipe2(p.ready, O_CLOEXEC));
+	ASSERT_EQ(0, pipe2(p.done, O_CLOEXEC));
+	ASSERT_EQ(0, peer_become(&pp, PV_FULL));
+	pid = spawn(peersec_r, &p);
+	ASSERT_LT(0, pid);
+	ASSERT_TRUE(go(p.r, STEP_BIND, p.ready[0])) {
+		reap(p.r, pid);
+	}
+	snprintf(want, sizeof(want), "%s (enforce)", pp.r);
+	EXPECT_TRUE(peersec_of(&p, &before, got, sizeof(got)) &&
+		    !strcmp(want, got)) {
+		TH_LOG("R under its profile [label]: SO_PEERSEC \"%s\", not \"%s\"",
+		       got, want);
+	}
+	ret = peer_become(&pp, PV_NO_ACCEPT);
+	EXPECT_EQ(0, ret);
+	EXPECT_TRUE(peersec_of(&p, &before, got, sizeof(got)) &&
+		    !strcmp(want, got)) {
+		TH_LOG("R's profile replaced [replace]: SO_PEERSEC \"%s\", not \"%s\"",
+		       got, want);
+	}
+	ret = peer_become(&pp, PV_COUNT);
+	EXPECT_EQ(0, ret);
+	EXPECT_TRUE(peersec_of(&p, &before, got, sizeof(got)) &&
+		    !strcmp("unconfined", got)) {
+		TH_LOG("R removed, a connection from before [remove]: SO_PEERSEC \"%s\"",
+		       got);
+	}
+	EXPECT_TRUE(peersec_of(&p, &after, got, sizeof(got)) &&
+		    !strcmp("unconfined", got)) {
+		TH_LOG("R removed, a connection made after [remove]: SO_PEERSEC \"%s\"",
+		       got);
+	}
+	tell(p.done[1]);
+	reap(p.r, pid);
+	expect_outcome(_metadata, "SO_PEERSEC", "R",
+		       (struct outcome){ .step = STEP_DONE }, p.r);
+	close(before);
+	close(after);
+	close(p.ready[0]);
+	close(p.ready[1]);
+	close(p.done[0]);
+	close(p.done[1]);
+	shared_free(p.r, sizeof(*p.r));
+	peer_end(c, &pp, afd);
+}
+
 static void run_peer(struct __test_metadata *_metadata, enum aa_abi abi,
 		     check_fn *fn)
 {
@@ -680,6 +801,16 @@ TEST(old_abi_peer_removed)
 TEST(new_abi_peer_removed)
 {
 	run_peer(_metadata, AA_ABI_NEW, check_peer_removed);
+}
+
+TEST(old_abi_peer_label_after_replacement)
+{
+	run_peer(_metadata, AA_ABI_OLD, check_peersec);
+}
+
+TEST(new_abi_peer_label_after_replacement)
+{
+	run_peer(_metadata, AA_ABI_NEW, check_peersec);
 }
 
 /* One check registers R and S; the others find them. */
