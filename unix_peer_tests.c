@@ -764,6 +764,135 @@ static void check_peersec(struct ctx *c)
 	peer_end(c, &pp, afd);
 }
 
+/*
+ * The sender's side ([peer], NEW ABI): S may send only to peer=(label=R).
+ * A replacement keeps R's name, so S's rule still matches R's socket
+ * ([replace]); once R's profile is removed R runs unconfined ([remove])
+ * and the rule no longer matches it.
+ */
+struct peer_rule_run {
+	const char *r_prof, *s_prof;
+	char name[NAME_MAX_LEN];
+	int ready[2], done[2], go_s[2], sent[2];
+	struct outcome *r, *s, *op;	/* op: one per R's version */
+};
+
+static void peer_rule_r(void *arg)
+{
+	struct peer_rule_run *p = arg;
+	struct sockaddr_un addr;
+	socklen_t len = unix_addr(&addr, p->name, true);
+	int fd;
+
+	if (confine(p->r, STEP_CONFINE, p->r_prof, false, false))
+		return;
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (failed(p->r, STEP_CREATE, fd) ||
+	    failed(p->r, STEP_BIND, bind(fd, (struct sockaddr *)&addr, len)))
+		return;
+	tell(p->ready[1]);
+	if (go(p->r, STEP_DONE, p->done[0]))
+		at(p->r, STEP_DONE);
+}
+
+static void peer_rule_s(void *arg)
+{
+	struct peer_rule_run *p = arg;
+	char msg[MSG_LEN] = "rule";
+	struct sockaddr_un addr;
+	socklen_t len = unix_addr(&addr, p->name, true);
+	int i, fd;
+
+	if (confine(p->s, STEP_CONFINE, p->s_prof, false, false))
+		return;
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (failed(p->s, STEP_CREATE, fd))
+		return;
+	for (i = 0; i < 3; i++) {
+		if (!go(p->s, STEP_HANDOFF, p->go_s[0]))
+			return;
+		if (!failed(&p->op[i], STEP_SENDTO,
+			    sendto(fd, msg, MSG_LEN, MSG_DONTWAIT,
+				   (struct sockaddr *)&addr, len)))
+			at(&p->op[i], STEP_DONE);
+		tell(p->sent[1]);
+	}
+	at(p->s, STEP_DONE);
+}
+
+static void check_peer_rule(struct ctx *c)
+{
+	static const char *const when[] = {
+		"R under its profile", "R's profile replaced",
+		"R's profile removed",
+	};
+	struct __test_metadata *_metadata = c->metadata;
+	const struct outcome ok = { .step = STEP_DONE };
+	const struct outcome no = { .step = STEP_SENDTO, .err = EACCES };
+	struct prof s = { .name = "peer_rule_s" };
+	struct peer_rule_run p = { };
+	struct peer_profs pp;
+	struct outcome self = ok;
+	char desc[128];
+	pid_t pid_r, pid_s;
+	int afd, i;
+
+	if (!peer_names(c, &pp))
+		return;
+	prof_base(&s, aa_policy_dir(policy), "rw");
+	rules(&s, "  unix (create, bind, getattr, getopt, setopt, shutdown),\n"
+		  "  unix (send) peer=(label=%s),\n", pp.r);
+	p.s_prof = registered(c, &s);
+	if (c->collect) {
+		if (!p.s_prof)
+			ksft_exit_fail_msg("cannot register more profiles\n");
+		return;
+	}
+	afd = peer_begin(c, &pp);
+	if (afd < 0)
+		return;
+	c->subs++;
+	p.r_prof = pp.r;
+	p.r = shared_alloc(5 * sizeof(*p.r));
+	ASSERT_NE(NULL, p.r);
+	p.s = p.r + 1;
+	p.op = p.r + 2;
+	run_name(p.name, sizeof(p.name), "peer_rule");
+	ASSERT_EQ(0, pipe2(p.ready, O_CLOEXEC));
+	ASSERT_EQ(0, pipe2(p.done, O_CLOEXEC));
+	ASSERT_EQ(0, pipe2(p.go_s, O_CLOEXEC));
+	ASSERT_EQ(0, pipe2(p.sent, O_CLOEXEC));
+	ASSERT_EQ(0, peer_become(&pp, PV_FULL));
+	pid_r = spawn(peer_rule_r, &p);
+	pid_s = spawn(peer_rule_s, &p);
+	for (i = 0; i < 3 && pid_r > 0 && pid_s > 0; i++) {
+		if ((!i && !go(&self, STEP_BIND, p.ready[0])) ||
+		    (i && peer_become(&pp, i == 1 ? PV_NO_ACCEPT : PV_COUNT)))
+			break;
+		tell(p.go_s[1]);
+		if (!go(&self, STEP_SENDTO, p.sent[0]))
+			break;
+		snprintf(desc, sizeof(desc), "%s [peer] %s", when[i],
+			 i < 2 ? "[replace]" : "[remove]");
+		expect_outcome(_metadata, desc, "S, sending by peer=(label=R)",
+			       i < 2 ? ok : no, &p.op[i]);
+	}
+	tell(p.done[1]);
+	reap(p.s, pid_s);
+	reap(p.r, pid_r);
+	expect_outcome(_metadata, "the run", "the test", ok, &self);
+	expect_outcome(_metadata, "the run", "R", ok, p.r);
+	expect_outcome(_metadata, "the run", "S", ok, p.s);
+	for (i = 0; i < 2; i++) {
+		close(p.ready[i]);
+		close(p.done[i]);
+		close(p.go_s[i]);
+		close(p.sent[i]);
+	}
+	shared_free(p.r, 5 * sizeof(*p.r));
+	peer_end(c, &pp, afd);
+}
+
 static void run_peer(struct __test_metadata *_metadata, enum aa_abi abi,
 		     check_fn *fn)
 {
@@ -813,13 +942,25 @@ TEST(new_abi_peer_label_after_replacement)
 	run_peer(_metadata, AA_ABI_NEW, check_peersec);
 }
 
+TEST(new_abi_peer_rule_after_replacement)
+{
+	run_peer(_metadata, AA_ABI_NEW, check_peer_rule);
+}
+
 /* One check registers R and S; the others find them. */
 static check_fn *const peer_checks_of_abi[] = {
 	check_peer_narrower,
 };
 
+/* The NEW ABI's peer=(label=) rule names R. */
+static check_fn *const peer_checks_of_new_abi[] = {
+	check_peer_narrower,
+	check_peer_rule,
+};
+
 /* What the peer area registers and runs, by ABI. */
 static const struct checks peer_checks[AA_ABI_COUNT] = {
 	[AA_ABI_OLD] = { peer_checks_of_abi, ARRAY_SIZE(peer_checks_of_abi) },
-	[AA_ABI_NEW] = { peer_checks_of_abi, ARRAY_SIZE(peer_checks_of_abi) },
+	[AA_ABI_NEW] = { peer_checks_of_new_abi,
+			 ARRAY_SIZE(peer_checks_of_new_abi) },
 };

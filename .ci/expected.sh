@@ -8,9 +8,10 @@
 # The test of that leak, FAILing on every kernel without 0002.
 OPEN_LEAK='global\.fix_update_sk_ctx_'
 # The tests FAILing on every kernel without 0003: the peer's profile
-# replaced or removed (and what SO_PEERSEC reports then), and the task's
+# replaced or removed (what SO_PEERSEC reports then, whether a sender's
+# peer=(label=) rule matches it), and the task's
 # own replaced under a socketpair (whose other end is the task's too).
-PEER_TESTS='global\.(old|new)_abi_(peer_replaced_by_narrower|peer_replaced_by_wider|peer_removed|peer_label_after_replacement|replaced_while_connected|first_op_after_replacement)$'
+PEER_TESTS='global\.(old|new)_abi_(peer_replaced_by_narrower|peer_replaced_by_wider|peer_removed|peer_label_after_replacement|peer_rule_after_replacement|replaced_while_connected|first_op_after_replacement)$'
 # The tests FAILing on every kernel without 0004: a regular file handed
 # over by any route (mprotect() maps it readable first, which revalidates
 # it), a directory or a FIFO by a route that revalidates before the
