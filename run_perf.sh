@@ -73,7 +73,8 @@ bench_args() {
 	if [ "${1:-}" = -- ]; then
 		shift
 	fi
-	printf '%s\0' "$@"
+	# printf with no arguments would still print one, empty
+	[ $# -eq 0 ] || printf '%s\0' "$@"
 }
 
 # Workload, size, dgram ns/msg and ratio of each unconfined dgram series.

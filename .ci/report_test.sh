@@ -6,8 +6,8 @@
 # format .ci/run's aba_figure() reads, exit status 2 with a message for
 # every input it must refuse, and the same report on three short runs of
 # af_unix_send_perf on this host (the timings mean nothing here, only
-# the report's shape); and vm-aba, its three boots run on this host by a
-# stand-in vmtest.sh.
+# the report's shape); vm-aba, its three boots run on this host by a
+# stand-in vmtest.sh; and the benchmark arguments check passes on.
 # Usage: .ci/report_test.sh BINDIR, where BINDIR holds af_unix_send_perf.
 # Needs jq.  Prints TAP.
 
@@ -235,5 +235,19 @@ check "vm-aba: each boot's build-info beside its result" \
 		grep -q "^cmdline: x=1" aba/2/build-info && cmp -s aba/1/build-info aba/3/build-info'
 check "vm-aba: the report, in report.txt" \
 	test "$(figure aba/report.txt sendmmsg 1 | wc -l)" = 1
+
+# A stand-in benchmark that prints its arguments, one a line.
+mkdir args
+cp "$here/run_perf.sh" args/
+cat >args/af_unix_send_perf <<'STUB'
+#!/bin/sh
+for a; do echo "[$a]"; done
+STUB
+chmod +x args/af_unix_send_perf
+check "check without benchmark arguments passes none" \
+	test -z "$(args/run_perf.sh check)"
+check "check -- ARGS passes ARGS as they are" \
+	test "$(args/run_perf.sh check -- --sizes '64,128' '' | tr '\n' ' ')" = \
+	"[--sizes] [64,128] [] "
 
 tap_done
