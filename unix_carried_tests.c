@@ -66,12 +66,6 @@ struct carried_row {
 	enum carried_op op;
 	unsigned int perm;	/* what U's profile grants or lacks */
 	const char *why;
-	/*
-	 * An open question of SEMANTICS on what granting @perm allows: the
-	 * kernel is known to refuse it on U's own descriptor, and the
-	 * handed-over one must then do as U's own does.
-	 */
-	const char *question;
 };
 
 /* Each row is [carry]: U's profile decides, the letter's by [file]. */
@@ -79,9 +73,8 @@ struct carried_row {
 static const struct carried_row carried_rows[] = {
 	{ .op = COP_READ, .perm = P_R, .why = "[file] r: read" },
 	{ .op = COP_WRITE, .perm = P_W, .why = "[file] w: write" },
-	/* The kernel asks w of a write() in append mode (Q5). */
-	{ .op = COP_APPEND, .perm = P_A, .why = "[file] a: append",
-	  .question = "Q5" },
+	{ .op = COP_APPEND, .perm = P_W,
+	  .why = "[file] a only opens for appending: the write() asks w" },
 	{ .op = COP_FLOCK_SH, .perm = P_K, .why = "[file] k: lock" },
 	{ .op = COP_FLOCK_EX, .perm = P_K, .why = "[file] k: lock (and w, which U has)" },
 	{ .op = COP_SETLK_RD, .perm = P_K, .why = "[file] k: lock" },
@@ -121,7 +114,9 @@ static unsigned int carried_user_perms(enum carried_object obj,
 
 	if (r->op == COP_FLOCK_EX || r->op == COP_SETLK_WR)
 		p |= P_W;
-	return grant ? p | r->perm : p & ~r->perm;
+	p = grant ? p | r->perm : p & ~r->perm;
+	/* w grants appending too; the parser refuses a rule with both. */
+	return p & P_W ? p & ~P_A : p;
 }
 
 static const char *perms_str(unsigned int p, char *buf)
@@ -424,23 +419,15 @@ struct carried_test {
 #define REC_LEN 512
 
 /*
- * One run on @cr's route, or the control, asserted against @want (NULL:
- * not asserted), and a refusal at the operation against the control's
- * record @want_rec (NULL: @cr is the control, whose refusal must be
- * audited).  Returns the outcome, its record in @rec.
+ * One run on @cr's route, or the control, U's outcome held to @want, and
+ * a refusal at the operation against the control's record @want_rec
+ * (NULL: @cr is the control, whose refusal must be audited); the record
+ * in @rec.
  */
-/*
- * One run of @cr, U's outcome held to @want.  On an open @question, @known
- * is what the kernel is known to do instead; without @known, @want is
- * that outcome itself, U's own descriptor's.
- */
-static struct outcome carried_one(struct carried_test *t,
-				  const struct carried *cr,
-				  const struct carried_row *r, bool grant,
-				  const struct outcome *want,
-				  const char *question,
-				  const struct outcome *known,
-				  const char *want_rec, char *rec)
+static void carried_one(struct carried_test *t, const struct carried *cr,
+			const struct carried_row *r, bool grant,
+			const struct outcome *want, const char *want_rec,
+			char *rec)
 {
 	struct __test_metadata *_metadata = t->c->metadata;
 	struct outcome opener, got = { 0 };
@@ -454,7 +441,7 @@ static struct outcome carried_one(struct carried_test *t,
 		       strerror(-ret));
 	}
 	if (ret)
-		return got;
+		return;
 	snprintf(desc, sizeof(desc), "%s, %s, U %s %s (%s): %s%s",
 		 carried_object_name(cr->obj), carried_op_name(cr->op),
 		 grant ? "granting" : "lacking",
@@ -464,18 +451,14 @@ static struct outcome carried_one(struct carried_test *t,
 		 cr->warm ? ", A did it first" : ", A only opened it");
 	expect_outcome(_metadata, desc, "A",
 		       (struct outcome){ .step = STEP_DONE }, &opener);
-	if (question && !known && outcome_eq(want, &got))
-		question_seen(_metadata, question);
-	else
-		expect_policy(_metadata, desc, "U", *want, question,
-			      known ? *known : *want, &got);
+	expect_outcome(_metadata, desc, "U", *want, &got);
 	ret = carried_audit(t->afd, &t->mark, &got, rec, REC_LEN);
 	EXPECT_EQ(0, ret) {
 		TH_LOG("%s: the audit log's mark did not come: %s", desc,
 		       strerror(-ret));
 	}
 	if (ret || t->afd < 0 || got.step != STEP_OP || got.err != EACCES)
-		return got;
+		return;
 	/* A denial is audited, whoever opened the file. */
 	if (!want_rec) {
 		EXPECT_NE(0, rec[0]) {
@@ -487,41 +470,28 @@ static struct outcome carried_one(struct carried_test *t,
 			       desc);
 		}
 	}
-	return got;
 }
 
 /* Row @r's control, then its route's runs after each history of A's. */
 static void carried_row(struct carried_test *t, struct carried *cr,
 			const struct carried_row *r, bool grant)
 {
-	const struct outcome refused = { .step = STEP_OP, .err = EACCES };
-	const char *question = grant ? r->question : NULL;
 	char label[2 * NAME_MAX_LEN + 4], ctl_rec[REC_LEN];
 	char rec[REC_LEN];
-	struct outcome want, ctl;
+	struct outcome want;
 	int warm;
 
 	cr->route = CROUTE_SELF;
 	cr->label = cr->user;
 	want = carried_want(cr->route, cr->obj, r, grant);
-	ctl = carried_one(t, cr, r, grant, &want, question, &refused, NULL,
-			  ctl_rec);
-	/*
-	 * A route must do as U's own descriptor does: where that is the
-	 * open question's outcome, that outcome.
-	 */
+	carried_one(t, cr, r, grant, &want, NULL, ctl_rec);
 	cr->route = carried_params.route;
 	want = carried_want(cr->route, cr->obj, r, grant);
-	if (!question || outcome_eq(&want, &ctl))
-		question = NULL;
-	else
-		want = ctl;
 	if (cr->route == CROUTE_STACK)
 		cr->label = carried_stack_label(label, sizeof(label), cr);
 	for (warm = 0; warm < 2; warm++) {
 		cr->warm = warm ? CARRIED_WARM(cr->op) : 0;
-		carried_one(t, cr, r, grant, &want, question, NULL, ctl_rec,
-			    rec);
+		carried_one(t, cr, r, grant, &want, ctl_rec, rec);
 	}
 }
 
