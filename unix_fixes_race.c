@@ -323,8 +323,9 @@ static void check_peer_closed(struct ctx *c)
 			reap(&r->out[i], pid[i]);
 		EXPECT_TRUE(r->out[i].step == STEP_DONE && !r->out[i].err &&
 			    !r->out[i].fault) {
-			TH_LOG("%s, after %d rounds: %s%s", race_name[i],
-			       r->rounds, outcome_str(&r->out[i], g, sizeof(g)),
+			TH_LOG("%s (%s), after %d rounds: %s%s", race_name[i],
+			       FIX_ALLOWED, r->rounds,
+			       outcome_str(&r->out[i], g, sizeof(g)),
 			       r->out[i].fault == FAULT_CRASHED ?
 			       ": the kernel lacks b1aea2c19607" : "");
 		}

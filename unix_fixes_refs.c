@@ -121,8 +121,9 @@ static void noted_run(struct __test_metadata *_metadata, struct noted *n)
 	for (i = CREATOR; i < PROC_COUNT; i++)
 		EXPECT_TRUE(n->out[i].step == STEP_DONE && !n->out[i].err &&
 			    !n->out[i].fault) {
-			TH_LOG("%s: %s", i == CREATOR ? "under the noted profile" :
-			       "under the user's profile",
+			TH_LOG("%s (%s): %s",
+			       i == CREATOR ? "under the noted profile" :
+			       "under the user's profile", FIX_ALLOWED,
 			       outcome_str(&n->out[i], g, sizeof(g)));
 		}
 }

@@ -57,7 +57,10 @@
  *
  * Every test FAILs on a splat the kernel logs while it runs (KASAN,
  * lockdep, might_sleep(), refcount_t, an oops): for most of these bugs
- * only a debug kernel prints one (build_kernel.sh -d).  The tests of the
+ * only a debug kernel prints one (build_kernel.sh -d).  What the
+ * reproducers' processes may do cites SEMANTICS: each profile grants
+ * what its process does (FIX_ALLOWED), except the lock test's, which
+ * grants no unix access.  The tests of the
  * peer label's references are in unix_fixes_refs.c, the race in
  * unix_fixes_race.c, both included below: one program, one list.
  *
@@ -80,6 +83,9 @@
 #include <sys/file.h>
 
 #include "unix_test.h"
+
+/* Why a reproducer's process must finish: its profile allows it all. */
+#define FIX_ALLOWED "[perm] [carry] [label]: allowed, its profile grants unix and file"
 
 /*
  * Each TEST()'s limit, which the harness's 30 s did not meet: the tests
@@ -360,7 +366,7 @@ static void run_repro(struct __test_metadata *_metadata, struct repro *r)
 			clean = false;
 		EXPECT_TRUE(r->out[i].step == STEP_DONE && !r->out[i].err &&
 			    !r->out[i].fault) {
-			TH_LOG("%s: %s%s", proc_name[i],
+			TH_LOG("%s (%s): %s%s", proc_name[i], FIX_ALLOWED,
 			       outcome_str(&r->out[i], g, sizeof(g)),
 			       r->out[i].fault == FAULT_CRASHED ||
 			       r->out[i].fault == FAULT_HUNG ?
@@ -490,8 +496,8 @@ static void check_inherit_path_peer(struct ctx *c)
 	if (out->step == STEP_HANDOFF && !out->err && !out->fault)
 		at(out, STEP_DONE);
 	EXPECT_TRUE(out->step == STEP_DONE && !out->err && !out->fault) {
-		TH_LOG("exec holding a socket whose peer is on a path: %s",
-		       outcome_str(out, g, sizeof(g)));
+		TH_LOG("exec holding a socket whose peer is on a path (%s): %s",
+		       FIX_ALLOWED, outcome_str(out, g, sizeof(g)));
 	}
 	unlink(r->path);
 	shared_free(r->out, PROC_COUNT * sizeof(*r->out));
@@ -580,9 +586,9 @@ static void o_path_received(struct ctx *c, bool on_path, const char *fix)
 		reap(&r->out[i], pid[i]);
 		EXPECT_TRUE(r->out[i].step == STEP_DONE && !r->out[i].err &&
 			    !r->out[i].fault) {
-			TH_LOG("%s of an O_PATH socket descriptor%s: %s%s%s",
+			TH_LOG("%s of an O_PATH socket descriptor%s (%s): %s%s%s",
 			       i == CREATOR ? "sender" : "receiver",
-			       on_path ? "" : " (sockfs)",
+			       on_path ? "" : " (sockfs)", FIX_ALLOWED,
 			       outcome_str(&r->out[i], g, sizeof(g)),
 			       r->out[i].fault == FAULT_CRASHED ?
 			       ": the kernel lacks " : "",
@@ -651,7 +657,8 @@ static void check_lock(struct ctx *c)
 	}
 	reap(out, pid);
 	EXPECT_TRUE(outcome_eq(&want, out)) {
-		TH_LOG("flock(LOCK_SH) under a profile without unix rules: expected %s, got %s%s",
+		TH_LOG("flock(LOCK_SH), no unix rules (%s): expected %s, got %s%s",
+		       "[label] [perm]: the new profile decides, it grants no unix access",
 		       outcome_str(&want, w, sizeof(w)),
 		       outcome_str(out, g, sizeof(g)),
 		       out->step == STEP_DONE ?
