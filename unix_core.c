@@ -87,6 +87,11 @@ const char *type_name(int type)
 	return "?";
 }
 
+static const char *errno_or_allowed(int err)
+{
+	return !err ? "allowed" : strerrorname_np(err) ?: "?";
+}
+
 const char *outcome_str(const struct outcome *o, char *buf, size_t len)
 {
 	const char *fault = o->fault < FAULT_COUNT ? fault_names[o->fault] : "?";
@@ -103,6 +108,10 @@ const char *outcome_str(const struct outcome *o, char *buf, size_t len)
 	else if (o->fault >= FAULT_CRASHED)
 		snprintf(buf, len, "%s: %s %d (test)", step_name(o->step),
 			 fault, o->detail);
+	else if (o->fault == FAULT_RETRY)
+		snprintf(buf, len, "%s: %s, %s then %s", step_name(o->step),
+			 fault, errno_or_allowed(o->err),
+			 errno_or_allowed(o->detail));
 	else
 		snprintf(buf, len, "%s: %s (test)", step_name(o->step), fault);
 	return buf;
@@ -110,7 +119,10 @@ const char *outcome_str(const struct outcome *o, char *buf, size_t len)
 
 bool outcome_eq(const struct outcome *a, const struct outcome *b)
 {
-	return a->step == b->step && a->err == b->err && a->fault == b->fault;
+	/* A retry decided otherwise: which way, too. */
+	return a->step == b->step && a->err == b->err &&
+	       a->fault == b->fault &&
+	       (a->fault != FAULT_RETRY || a->detail == b->detail);
 }
 
 void at(struct outcome *out, enum step step)

@@ -75,7 +75,10 @@ enum fault {
 	/* SCM_RIGHTS: no descriptor (MSG_CTRUNC); exec: not the socket */
 	FAULT_NOT_INSTALLED,
 	FAULT_TIMEOUT,		/* nothing to read within the I/O timeout */
-	/* The retry was decided otherwise (@detail: its errno, or 0). */
+	/*
+	 * The retry was decided otherwise: @err the first's errno, @detail
+	 * the retry's (0: allowed).
+	 */
 	FAULT_RETRY,
 	FAULT_TEST,		/* the test's own call failed (@detail: errno) */
 	FAULT_HUNG,		/* did not exit in time: killed */

@@ -374,8 +374,8 @@ static int retry(struct run *r, int fd, int first)
 	if (again.fault || (!first && !ret) ||
 	    (first && ret && again.err == out->err))
 		return first;
-	*out = (struct outcome){ .step = STEP_RETRY, .fault = FAULT_RETRY,
-				 .detail = again.err };
+	*out = (struct outcome){ .step = STEP_RETRY, .err = first ? out->err : 0,
+				 .fault = FAULT_RETRY, .detail = again.err };
 	return -1;
 }
 

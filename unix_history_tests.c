@@ -9,9 +9,12 @@
  * history and end in the same operation, by a task under the same label
  * and the same policy, and the two outcomes must be the same.  The
  * outcome is the operation's errno (or where the socket was refused on
- * its way), and for a refusal whether it was audited: a record of the
+ * its way, and for a retry decided otherwise, which way), and for a
+ * refusal whether it was audited and by which profile: a record of the
  * task's refusal of that operation, read from the audit log up to a mark
- * (a refusal the lane causes next).
+ * (a refusal the lane causes next).  The record's operation and masks
+ * are not compared: which hook refuses, and what a socket's revalidation
+ * asks, follow the route (SEMANTICS, Q1 and Q2).
  *
  * The relations, a test each:
  * - prior_use: end 0 of a pair used by its creator under profile A (a
@@ -107,10 +110,14 @@ struct hist_profs {
 	int afd;
 };
 
-/* A world's outcome, and for a refusal whether it was audited. */
+/*
+ * A world's outcome, and for a refusal whether it was audited, by the
+ * profile its record names ([audit]; of a stack, the one that refused).
+ */
 struct hist_got {
 	struct outcome o;
 	int audited;
+	char profile[NAME_MAX_LEN];
 };
 
 /* Where A's exec rule for U @u stacks it: a link to this program. */
@@ -276,29 +283,45 @@ static void hist_mark_main(void *arg)
  * the route's own checks (exec, SCM_RIGHTS), in which the same task may
  * refuse other descriptors.
  */
+struct hist_refusal {
+	const char *pid_kv;
+	struct hist_got *got;	/* its profile: the first record's */
+};
+
 static bool hist_refusal(const char *rec, void *arg)
 {
 	static const char *const ops[] = {
 		"file_perm", "file_lock", "sendmsg", "recvmsg",
 	};
+	struct hist_refusal *r = arg;
 	char op[32];
 	size_t i;
 
-	if (!strstr(rec, "apparmor=\"DENIED\"") || !strstr(rec, arg) ||
+	if (!strstr(rec, "apparmor=\"DENIED\"") || !strstr(rec, r->pid_kv) ||
 	    !audit_field(rec, "operation", op, sizeof(op)))
 		return false;
-	for (i = 0; i < ARRAY_SIZE(ops); i++)
-		if (!strcmp(op, ops[i]))
-			return true;
+	for (i = 0; i < ARRAY_SIZE(ops); i++) {
+		if (strcmp(op, ops[i]))
+			continue;
+		if (!r->got->profile[0] &&
+		    !audit_field(rec, "profile", r->got->profile,
+				 sizeof(r->got->profile)))
+			snprintf(r->got->profile, sizeof(r->got->profile),
+				 "(none)");
+		return true;
+	}
 	return false;
 }
 
 /*
- * 1 if the task's refusal of its operation (in @o) was audited, 0 if not
- * or if it was not refused there, -errno if the mark did not come.
+ * 1 if the task's refusal of its operation (in @g) was audited, its
+ * profile then in @g, 0 if not or if it was not refused there, -errno if
+ * the mark did not come.
  */
-static int hist_audited(const struct hist_profs *hp, const struct outcome *o)
+static int hist_audited(const struct hist_profs *hp, struct hist_got *g)
 {
+	const struct outcome *o = &g->o;
+	struct hist_refusal r = { .got = g };
 	char pid_kv[32], mark_kv[32];
 	const char *const mark[] = { "apparmor=\"DENIED\"",
 				     "operation=\"create\"", mark_kv, NULL };
@@ -315,14 +338,15 @@ static int hist_audited(const struct hist_profs *hp, const struct outcome *o)
 	reap(&m, pid);
 	snprintf(pid_kv, sizeof(pid_kv), " pid=%d ", o->pid);
 	snprintf(mark_kv, sizeof(mark_kv), " pid=%d ", pid);
-	n = audit_log_scan(hp->afd, mark, hist_refusal, pid_kv,
-			   HISTORY_AUDIT_MS);
+	r.pid_kv = pid_kv;
+	n = audit_log_scan(hp->afd, mark, hist_refusal, &r, HISTORY_AUDIT_MS);
 	return n > 0 ? 1 : n;
 }
 
 static bool hist_same(const struct hist_got *a, const struct hist_got *b)
 {
-	return outcome_eq(&a->o, &b->o) && a->audited == b->audited;
+	return outcome_eq(&a->o, &b->o) && a->audited == b->audited &&
+	       !strcmp(a->profile, b->profile);
 }
 
 static const char *hist_got_str(const struct hist_got *g, char *buf,
@@ -330,8 +354,12 @@ static const char *hist_got_str(const struct hist_got *g, char *buf,
 {
 	char o[128];
 
-	snprintf(buf, len, "%s%s", outcome_str(&g->o, o, sizeof(o)),
-		 g->audited ? ", audited" : g->o.err ? ", not audited" : "");
+	if (g->audited)
+		snprintf(buf, len, "%s, audited by %s",
+			 outcome_str(&g->o, o, sizeof(o)), g->profile);
+	else
+		snprintf(buf, len, "%s%s", outcome_str(&g->o, o, sizeof(o)),
+			 g->o.err ? ", not audited" : "");
 	return buf;
 }
 
@@ -394,7 +422,8 @@ static int hist_differ(const struct hist_profs *hp, struct hist_case *hc,
 		ret = hist_run(hp, hc, i, &got[i].o);
 		if (ret)
 			return ret;
-		got[i].audited = hist_audited(hp, &got[i].o);
+		got[i].profile[0] = '\0';
+		got[i].audited = hist_audited(hp, &got[i]);
 		if (got[i].audited < 0)
 			return got[i].audited;
 	}
@@ -543,7 +572,7 @@ static enum hist_verdict hist_case(struct ctx *c, u64 seed, int n,
 	struct __test_metadata *_metadata = c->metadata;
 	const struct hist_profs *hp = ((struct hist_arg *)arg)->hp;
 	enum hist_rel rel = ((struct hist_arg *)arg)->rel;
-	char w0[512], w1[512], o0[160], o1[160];
+	char w0[512], w1[512], o0[256], o1[256];
 	struct hist_got got[HIST_WORLDS];
 	enum hist_verdict v;
 	struct hist_case hc;
