@@ -289,6 +289,18 @@ pid_t spawn(void (*fn)(void *arg), void *arg)
 	return pid;
 }
 
+bool child_answers(struct outcome *out, int fd, pid_t pid)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	if (poll(&pfd, 1, CHILD_TIMEOUT_MS) == 1)
+		return true;
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	out->fault = FAULT_TIMEOUT;
+	return false;
+}
+
 void reap(struct outcome *out, pid_t pid)
 {
 	int status = aa_reap(pid, EXIT_TIMEOUT_MS);

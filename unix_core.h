@@ -23,6 +23,11 @@
 /* Bounds every wait, so a kernel that loses a message cannot hang us. */
 #define IO_TIMEOUT_MS 5000
 #define EXIT_TIMEOUT_MS 10000
+/*
+ * How long a child may take to answer a step it is waited on for: an
+ * exec under KASAN and TCG takes seconds, a minute is a hang.
+ */
+#define CHILD_TIMEOUT_MS 60000
 /* Room for a label as the kernel prints it, stacks included. */
 #define LABEL_MAX 512
 
@@ -74,7 +79,8 @@ enum fault {
 	FAULT_LABEL,		/* the label is not the profile expected */
 	/* SCM_RIGHTS: no descriptor (MSG_CTRUNC); exec: not the socket */
 	FAULT_NOT_INSTALLED,
-	FAULT_TIMEOUT,		/* nothing to read within the I/O timeout */
+	/* nothing to read within the I/O timeout, or a child's step */
+	FAULT_TIMEOUT,
 	/*
 	 * The retry was decided otherwise: @err the first's errno, @detail
 	 * the retry's (0: allowed).
@@ -116,6 +122,11 @@ bool wrong(struct outcome *out, enum step where, bool ok, enum fault fault);
  * (FAULT_PEER_STOPPED).
  */
 bool readable(struct outcome *out, enum step where, int fd, int stop);
+/*
+ * Whether child @pid wrote to or closed @fd within CHILD_TIMEOUT_MS; if
+ * not, it is killed and reaped, and @out says it timed out.
+ */
+bool child_answers(struct outcome *out, int fd, pid_t pid);
 
 /*
  * Confines the calling task to @profile (NULL: stays unconfined), by

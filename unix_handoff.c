@@ -95,12 +95,6 @@ const char *handoff_peer_name(enum handoff_peer peer)
 	return peer < HPEER_COUNT ? names[peer] : "?";
 }
 
-/* End 0 is a listener: accept() is the one op it runs. */
-bool handoff_shape_listens(enum handoff_shape shape)
-{
-	return shape == HSHAPE_LISTENER || shape == HSHAPE_ABSTRACT_LISTENER;
-}
-
 const char *handoff_op_name(enum handoff_op op)
 {
 	static const char *const names[] = {
@@ -702,9 +696,11 @@ static int exec_user(struct run *r, struct run *user, int sv[2])
 	close(sv[0]);
 	close(res[1]);
 	/* Nothing comes back from an image that never ran. */
-	n = read(res[0], user->out, sizeof(*user->out));
+	if (child_answers(user->out, res[0], pid)) {
+		n = read(res[0], user->out, sizeof(*user->out));
+		reap(user->out, pid);
+	}
 	close(res[0]);
-	reap(user->out, pid);
 	return user->out->step == STEP_DONE && !user->out->fault ? 0 : -1;
 }
 
@@ -800,13 +796,16 @@ static int fork_user(struct run *r, struct run *user, int sv[2], int chan)
 		close(done[1]);
 		close(go[0]);
 		/* The child stopped on its way: no event. */
-		if (read(done[0], &c, 1) == 1 && !peer_event(r, sv, chan) &&
-		    write(go[1], "g", 1) != 1)
+		if (!child_answers(user->out, done[0], pid))
+			pid = -1;
+		else if (read(done[0], &c, 1) == 1 &&
+			 !peer_event(r, sv, chan) && write(go[1], "g", 1) != 1)
 			failed(r->out, STEP_HANDOFF, -1);
 		close(go[1]);
 		close(done[0]);
 	}
-	reap(user->out, pid);
+	if (pid > 0)
+		reap(user->out, pid);
 	if (r->out->err || r->out->fault)
 		return -1;
 	return user->out->step == STEP_DONE && !user->out->fault ? 0 : -1;

@@ -196,7 +196,12 @@ const char *handoff_how_name(enum handoff_how how);
 const char *handoff_op_name(enum handoff_op op);
 const char *handoff_shape_name(enum handoff_shape shape);
 const char *handoff_peer_name(enum handoff_peer peer);
-bool handoff_shape_listens(enum handoff_shape shape);
+
+/* End 0 is a listener: accept() is the one op it runs. */
+static inline bool handoff_shape_listens(enum handoff_shape shape)
+{
+	return shape == HSHAPE_LISTENER || shape == HSHAPE_ABSTRACT_LISTENER;
+}
 
 /*
  * HANDOFF_EXEC's exec'd image: a program that runs HANDOFF_EXEC calls it
