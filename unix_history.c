@@ -308,7 +308,7 @@ static void hist_peer_str(const struct hist_case *hc, enum aa_abi abi,
 		snprintf(buf, len, "; A, holding end 1, changes profile to U' %s",
 			 hist_user_name(abi, hc->peer_user, what, sizeof(what)));
 	} else if (hc->peer == HPEER_REPLACE) {
-		snprintf(buf, len, "; A's profile is replaced by the same text");
+		snprintf(buf, len, "; A's profile is replaced by a text that means the same");
 	} else {
 		buf[0] = '\0';
 	}

@@ -29,7 +29,11 @@
  *   (aa_stack_onexec(), change_onexec() to "A//&U", or A's exec rule
  *   pix -> &U);
  * - peer_side: the peer, A holding end 1, uses its end (write, flocks),
- *   changes profile to U' or has A replaced by the same text, before the
+ *   changes profile to U' or has A replaced by a text that means the
+ *   same (A's own with a deny rule for what it does not allow: a real
+ *   replacement, which identical text is not unless the kernel lacks
+ *   SECURITY_APPARMOR_EXPORT_BINARY; A's own text is loaded back after
+ *   the world), before the
  *   task's label change or after it;
  * - peer_replaced: the peer's socket made before its profile was replaced
  *   by another version (or removed), or after (unix_peer_tests.c's runs).
@@ -102,8 +106,12 @@ static void hist_budget_init(void)
 
 struct hist_profs {
 	const char *a;
-	/* A's text compiled, for its replacement by the same text. */
+	/*
+	 * A's text compiled, and the text that means the same, for A's
+	 * replacement and its restoration.
+	 */
 	char a_blob[NAME_MAX_LEN + 16];
+	char alt_blob[NAME_MAX_LEN + 16];
 	const char *u[U_COUNT];
 	char stack[U_COUNT][2 * NAME_MAX_LEN + 4];
 	/* The audit log, -1 if there is none to compare. */
@@ -193,17 +201,24 @@ static bool hist_names(struct ctx *c, struct hist_profs *hp)
 	snprintf(hp->a_blob, sizeof(hp->a_blob), "%s.bin", aname);
 	ret = aa_policy_compile(policy, env.parser, c->v->abi, hp->a, a.text,
 				hp->a_blob, err, sizeof(err));
-	if (ret)
-		ksft_print_msg("history: cannot compile A: %s\n", err);
-	return !ret;
+	/* A allows no write outside the policy directory: denying one adds nothing. */
+	prof_add(&a, "  deny /%s_never w,\n", aname);
+	snprintf(hp->alt_blob, sizeof(hp->alt_blob), "%s.alt.bin", aname);
+	if (!ret && !a.overflow)
+		ret = aa_policy_compile(policy, env.parser, c->v->abi, hp->a,
+					a.text, hp->alt_blob, err, sizeof(err));
+	if (ret || a.overflow)
+		ksft_print_msg("history: cannot compile A: %s\n",
+			       a.overflow ? "rules too long" : err);
+	return !ret && !a.overflow;
 }
 
-/* HPEER_REPLACE: A replaced by the same text. */
+/* HPEER_REPLACE: A replaced by a text that means the same. */
 static int hist_replace_a(void *arg)
 {
 	const struct hist_profs *hp = arg;
 
-	return aa_policy_replace(policy, hp->a_blob);
+	return aa_policy_replace(policy, hp->alt_blob);
 }
 
 /* Runs world @w of @hc; 0 with @out filled, or -errno. */
@@ -250,6 +265,12 @@ static int hist_run(const struct hist_profs *hp, const struct hist_case *hc,
 	ret = handoff_run(&h, out);
 	for (i = 0; i < 2; i++)
 		unlink(path[i]);
+	/* The next world starts from A's own text, as this one did. */
+	if (hc->peer == HPEER_REPLACE) {
+		i = aa_policy_replace(policy, hp->a_blob);
+		if (!ret)
+			ret = i;
+	}
 	return ret;
 }
 
@@ -363,6 +384,11 @@ static const char *hist_got_str(const struct hist_got *g, char *buf,
 	return buf;
 }
 
+static bool hist_timed_out(const struct outcome *o)
+{
+	return o->fault == FAULT_TIMEOUT || o->fault == FAULT_HUNG;
+}
+
 /* What a case decided, for the tally each test prints. */
 enum hist_verdict {
 	HV_ALLOWED,	/* the worlds compared reached the operation: allowed */
@@ -370,7 +396,7 @@ enum hist_verdict {
 	HV_DIFFER,	/* two of them did not end alike */
 	HV_NOT_REACHED,	/* every world stopped before it, alike */
 	HV_EXCLUDED,	/* no two worlds comparable: a route delivered nothing */
-	HV_NOT_RUN,	/* a run could not be set up */
+	HV_NOT_RUN,	/* a run could not be set up, or a world timed out */
 	HV_COUNT,
 };
 
@@ -380,7 +406,7 @@ static const char *const hv_name[HV_COUNT] = {
 	[HV_DIFFER] = "differed",
 	[HV_NOT_REACHED] = "stopped alike before the operation (not run)",
 	[HV_EXCLUDED] = "not delivered by any route compared (excluded)",
-	[HV_NOT_RUN] = "could not be set up",
+	[HV_NOT_RUN] = "could not be set up or timed out",
 };
 
 /*
@@ -580,6 +606,15 @@ static enum hist_verdict hist_case(struct ctx *c, u64 seed, int n,
 
 	hist_gen(&hc, seed, rel);
 	ret = hist_differ(hp, &hc, rel, got, &v);
+	/* A world that did not finish in time decided nothing. */
+	if (ret == 1 && (hist_timed_out(&got[0].o) ||
+			 hist_timed_out(&got[1].o))) {
+		ksft_print_msg("history %s case %d seed %#llx: a world timed out: %s\n",
+			       hist_rel_name[rel], n, seed,
+			       hist_got_str(&got[hist_timed_out(&got[1].o)],
+					    o0, sizeof(o0)));
+		return HV_NOT_RUN;
+	}
 	/* A difference must show again: one slow world is not a bug. */
 	if (ret == 1) {
 		struct hist_got again[HIST_WORLDS];
@@ -649,6 +684,85 @@ static void check_hist_label_path(struct ctx *c)
 static void check_hist_peer_side(struct ctx *c)
 {
 	check_hist(c, REL_PEER_SIDE);
+}
+
+/*
+ * What the lane found with a real replacement (seed 0x8d5476dd62a21787),
+ * as rows: A//&U, U lacking k or w on the run directory, uses end 0 of a
+ * seqpacket pair A made on paths; A is replaced by a text that means the
+ * same, before the stack or after it.  U refuses in both ([label]: every
+ * profile of the stack decides; [replace]; [path]: the file rules decide
+ * a socket on a path), and the record names U ([audit]).
+ */
+static const struct {
+	enum handoff_op op;
+	enum hist_file f;	/* U's file rules: without k, or w */
+} stack_replaced_rows[] = {
+	{ HOP_FLOCK_SH, F_RW },
+	{ HOP_WRITE, F_R },
+};
+
+static void stack_replaced_one(struct __test_metadata *_metadata,
+			       const struct hist_profs *hp,
+			       struct hist_case *hc)
+{
+	struct hist_got got = { };
+	const char *u = hp->u[hc->user];
+	char w[512], o[256];
+	int ret;
+
+	ret = hist_run(hp, hc, 0, &got.o);
+	ASSERT_EQ(0, ret) TH_LOG("cannot run: %s", strerror(-ret));
+	got.audited = hist_audited(hp, &got);
+	hist_world_str(hc, AA_ABI_NEW, 0, w, sizeof(w));
+	EXPECT_TRUE(got.o.step == STEP_OP && got.o.err == EACCES &&
+		    (hp->afd < 0 ||
+		     (got.audited == 1 && !strcmp(got.profile, u)))) {
+		TH_LOG("%s: %s; U must refuse, audited by %s (%s)", w,
+		       hist_got_str(&got, o, sizeof(o)), u,
+		       "[label] [replace] [path] [audit]");
+	}
+}
+
+static void check_stack_replaced(struct ctx *c)
+{
+	static const enum handoff_shape shapes[] = {
+		HSHAPE_BOUND, HSHAPE_TO_BOUND,
+	};
+	struct __test_metadata *_metadata = c->metadata;
+	struct hist_profs hp;
+	struct hist_case hc;
+	char why[160];
+	size_t i, j;
+	int after;
+
+	if (!hist_names(c, &hp) || c->collect)
+		return;
+	hp.afd = audit_log_open(why, sizeof(why));
+	if (hp.afd < 0)
+		TH_LOG("refusals' audit records not compared: %s", why);
+	for (i = 0; i < ARRAY_SIZE(stack_replaced_rows); i++) {
+		for (j = 0; j < ARRAY_SIZE(shapes); j++) {
+			for (after = 0; after < 2; after++) {
+				hc = (struct hist_case){
+					.shape = shapes[j],
+					.type = SOCK_SEQPACKET,
+					.op = stack_replaced_rows[i].op,
+					.user = hist_user(U_ALL,
+							  stack_replaced_rows[i].f),
+					.peer = HPEER_REPLACE,
+					.worlds = 1,
+					.w[0] = { .how = HANDOFF_FORK,
+						  .onto = ONTO_STACK,
+						  .peer_after = after },
+				};
+				c->subs++;
+				stack_replaced_one(_metadata, &hp, &hc);
+			}
+		}
+	}
+	if (hp.afd >= 0)
+		close(hp.afd);
 }
 
 /* The peer's profile: unix_peer_tests.c's runs, with random versions. */
@@ -806,6 +920,11 @@ TEST_F_TIMEOUT(history, peer_side, HISTORY_TIMEOUT)
 TEST_F_TIMEOUT(history, peer_replaced, HISTORY_TIMEOUT)
 {
 	run_hist(_metadata, variant->abi, check_hist_peer);
+}
+
+TEST(new_abi_stack_after_replacement)
+{
+	run_hist(_metadata, AA_ABI_NEW, check_stack_replaced);
 }
 
 static check_fn *const history_checks_of_abi[] = {

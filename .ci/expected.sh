@@ -17,6 +17,10 @@ PEER_TESTS='global\.(old|new)_abi_(peer_replaced_by_narrower|peer_replaced_by_wi
 # it), a directory or a FIFO by a route that revalidates before the
 # operation (SCM_RIGHTS, an exec).
 CARRIED_TESTS='carried\.((scm_rights_(stream|dgram|seqpacket)|exec_rule|change_onexec)\.(file|dir|fifo)|(fork_change_profile|stack)\.file)$'
+# The test FAILing on every kernel without 0005 (and without debug
+# asserts, which run the replacement it restores): a stacked task's
+# sockets on paths after one of its profiles is really replaced.
+RELABEL_TESTS='global\.new_abi_stack_after_replacement$'
 # The random lane (unix_history_tests.c): on a kernel without one of
 # the fixes it may FAIL, by chance; on one with them all it must pass.
 HISTORY='history\.(old|new)_abi\.[a-z_]+$'
@@ -51,7 +55,8 @@ STACK_ROWS=("B's unix rules for another peer" "then C without unix rules"
 # the update_peer_ctx() tests (on kernels without Debian's fix:
 # fixes_failed), the open leak's test (on every kernel without
 # .ci/fixes/0002), PEER_TESTS (peer_failed), CARRIED_TESTS
-# (carried_failed, or carried_passed) and their programs.
+# (carried_failed, or carried_passed), RELABEL_TESTS (relabel_failed)
+# and their programs.
 stack_failed()
 {
 	local row n all
@@ -67,7 +72,7 @@ stack_failed()
 		}
 	done
 	! grep -E '^(# )?not ok' "$1" |
-			grep -Ev "stack_handoff\.|selftests: apparmor: aa_unix_mediation|global\.fix_update_peer_ctx_|$OPEN_LEAK|selftests: apparmor: unix_fixes_test|${PEER_TESTS%$}|${HISTORY%$}|${CARRIED_TESTS%$}"
+			grep -Ev "stack_handoff\.|selftests: apparmor: aa_unix_mediation|global\.fix_update_peer_ctx_|$OPEN_LEAK|selftests: apparmor: unix_fixes_test|${PEER_TESTS%$}|${HISTORY%$}|${CARRIED_TESTS%$}|${RELABEL_TESTS%$}"
 }
 
 # peer_failed LOG: every one of PEER_TESTS FAILs (kernels without
@@ -80,6 +85,15 @@ peer_failed()
 	all=$(grep -cE "^(# )?(not )?ok [0-9]+ ${re%$}( # .*)?$" "$1")
 	echo "# $n of $all PEER_TESTS FAIL"
 	[[ $n -gt 0 && $n -eq $all ]]
+}
+
+# relabel_failed LOG: RELABEL_TESTS FAIL (kernels without
+# .ci/fixes/0005), only in rows where A is replaced after the stack.
+relabel_failed()
+{
+	expect_tap "$1" "^(# )?not ok [0-9]+ ${RELABEL_TESTS#^}" &&
+		grep 'U must refuse' "$1" | grep -q "A//&U.*A's profile is replaced" &&
+		! grep 'U must refuse' "$1" | grep "A's profile is replaced.*A//&U"
 }
 
 # Operations beyond the open mode, each of which must show in a failed
@@ -131,5 +145,5 @@ fixes_failed()
 		expect_tap "$1" "^# not ok [0-9]+ $OPEN_LEAK" &&
 		no_tap "$1" '^# ok [0-9]+ global\.fix_update_peer_ctx_' &&
 		! grep -E '^(# )?not ok' "$1" |
-			grep -Ev "global\.fix_update_peer_ctx_|$OPEN_LEAK|selftests: apparmor: unix_fixes_test|stack_handoff\.|selftests: apparmor: aa_unix_mediation|${PEER_TESTS%$}|${HISTORY%$}|${CARRIED_TESTS%$}"
+			grep -Ev "global\.fix_update_peer_ctx_|$OPEN_LEAK|selftests: apparmor: unix_fixes_test|stack_handoff\.|selftests: apparmor: aa_unix_mediation|${PEER_TESTS%$}|${HISTORY%$}|${CARRIED_TESTS%$}|${RELABEL_TESTS%$}"
 }

@@ -18,8 +18,9 @@
 #
 # each kernel fix of .ci/fixes (git am, signed off by the sender too)
 # just before the first test that FAILs without it: 0003 before the label
-# tests, 0001 before the stack tests, 0004 before the random lane (and
-# the tests of files handed over, which FAIL without it too), 0002
+# tests, 0001 before the stack tests, 0004 and 0005 before the random
+# lane (and the tests of files handed over, which FAIL without 0004
+# too), 0002
 # before the regression tests; no tree holds a test without its fix.  A
 # cover letter (.ci/series/cover.txt) says which tree takes what.  .ci/
 # stays out.  Every commit is signed off by the sender's own git identity
@@ -208,6 +209,7 @@ fix 0001
 commit "$MSGS/3b-stack.msg" "${STACK[@]}"
 commit "$MSGS/3c-peer.msg" "${PEER[@]}"
 fix 0004
+fix 0005
 commit "$MSGS/3d-history.msg" "${HISTORY[@]}"
 commit "$MSGS/3e-carried.msg" "${CARRIED[@]}"
 fix 0002
