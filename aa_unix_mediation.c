@@ -16,6 +16,7 @@
  *   unix_profiles_tests.c  profiles as systems ship them
  *   unix_stack_tests.c     sockets carried onto a stack (A//&B)
  *   unix_history_tests.c   random histories judged by history independence
+ *   unix_history_policies.c  the same history under related policies
  *   unix_carried_tests.c   files a unix socket or an exec hands to a profile
  *   unix_history_files.c   the random lane over such files
  *
@@ -49,6 +50,7 @@
 #include "unix_profiles_tests.c"
 #include "unix_stack_tests.c"
 #include "unix_history_tests.c"
+#include "unix_history_policies.c"
 #include "unix_carried_tests.c"
 #include "unix_history_files.c"
 

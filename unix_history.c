@@ -81,6 +81,8 @@ const char *const hist_rel_name[] = {
 	[REL_ROUTE] = "route",
 	[REL_LABEL_PATH] = "label_path",
 	[REL_PEER_SIDE] = "peer_side",
+	[REL_EQUIV] = "equivalent_user",
+	[REL_WIDER] = "wider_user",
 };
 
 const char *hist_file_perms(unsigned int u)
@@ -266,6 +268,28 @@ void hist_gen(struct hist_case *hc, u64 seed, enum hist_rel rel)
 				hc->peer_warm |= hist_warm_ops[i];
 		hc->peer_warm = hc->peer_warm ?: HANDOFF_WARM(HOP_WRITE);
 		break;
+	case REL_EQUIV:
+	case REL_WIDER:
+		hc->w[0].how = any[hist_pick(&s, ARRAY_SIZE(any))];
+		/* No exec rule of A's: a change, or a stack by the task. */
+		hc->w[0].onto = hist_pick(&s, 2);
+		hc->w[0].warm = warm;
+		hc->w[1] = hc->w[0];
+		hc->w[1].equiv = rel == REL_EQUIV;
+		hc->w[1].wider = rel == REL_WIDER ? 1 + hist_pick(&s, 2) : 0;
+		break;
+	}
+}
+
+unsigned int hist_world_user(const struct hist_case *hc, int w)
+{
+	switch (hc->w[w].wider) {
+	case 1:
+		return hist_user(U_ALL, hist_file_of(hc->user));
+	case 2:
+		return hist_user(hist_unix_of(hc->user), F_RWK);
+	default:
+		return hc->user;
 	}
 }
 
@@ -321,7 +345,7 @@ void hist_world_str(const struct hist_case *hc, enum aa_abi abi, int w,
 	bool after = hc->w[w].peer_after;
 
 	hist_warm_str(hc->w[w].warm, warm, sizeof(warm));
-	hist_user_name(abi, hc->user, user, sizeof(user));
+	hist_user_name(abi, hist_world_user(hc, w), user, sizeof(user));
 	hist_peer_str(hc, abi, peer, sizeof(peer));
 	if (hc->w[w].made_there) {
 		snprintf(buf, len, "the task, under %s, U %s, makes a %s %s; %s on end 0",
@@ -331,9 +355,10 @@ void hist_world_str(const struct hist_case *hc, enum aa_abi abi, int w,
 		return;
 	}
 	snprintf(buf, len,
-		 "A makes a %s %s; A does %s on end 0%s; %s; by %s, U %s%s; %s on end 0",
+		 "A makes a %s %s; A does %s on end 0%s; %s; by %s, U %s%s%s; %s on end 0",
 		 type_name(hc->type), handoff_shape_name(hc->shape), warm,
 		 after ? "" : peer, handoff_how_name(hc->w[w].how),
-		 hist_onto_name(hc->w[w].onto), user, after ? peer : "",
-		 handoff_op_name(hc->op));
+		 hist_onto_name(hc->w[w].onto), user,
+		 hc->w[w].equiv ? " (as U': its rules twice, an unrelated rule, another name)" : "",
+		 after ? peer : "", handoff_op_name(hc->op));
 }

@@ -78,6 +78,10 @@ struct hist_world {
 	bool made_there;
 	/* The peer's event comes after the task's label change. */
 	bool peer_after;
+	/* U' instead of U: U's rules twice, an unrelated rule, another name. */
+	bool equiv;
+	/* U widened: 1, U_ALL's unix rules; 2, rwk file rules (wider_user) */
+	unsigned int wider;
 };
 
 /* The relations of handoff cases: what their worlds differ in. */
@@ -86,6 +90,8 @@ enum hist_rel {
 	REL_ROUTE,
 	REL_LABEL_PATH,
 	REL_PEER_SIDE,
+	REL_EQUIV,
+	REL_WIDER,
 };
 
 extern const char *const hist_rel_name[];
@@ -114,6 +120,9 @@ extern const unsigned int hist_warm_ops[HIST_WARM_OPS];
 /* splitmix64: every case's draws come from its own seed. */
 u64 hist_next(u64 *s);
 unsigned int hist_pick(u64 *s, unsigned int n);
+
+/* The U of the pool world @w of @hc runs under (but for U'). */
+unsigned int hist_world_user(const struct hist_case *hc, int w);
 
 /* The case of relation @rel drawn from @seed. */
 void hist_gen(struct hist_case *hc, u64 seed, enum hist_rel rel);

@@ -37,6 +37,8 @@
  *   task's label change or after it;
  * - peer_replaced: the peer's socket made before its profile was replaced
  *   by another version (or removed), or after (unix_peer_tests.c's runs).
+ * Relations between policies, for bugs that are wrong in every history,
+ * are in unix_history_policies.c, which shares this file's machinery.
  * The label is a random profile U of a pool, or A//&U (by a random way
  * of stacking but for the label path); the grammar of U, the sockets and
  * what the generator avoids, a sentence each, are in unix_history.c.
@@ -62,10 +64,12 @@
 #include "unix_test.h"
 
 /*
- * Each test's default budget, in ms: the ten add 50 s.  prior_use and
- * route get more: they draw from the most histories, and a difference
- * found there so far needed a few draws in a hundred (a warm-up set and
- * a stack) or in a thousand (a lock on an end made there).
+ * Each test's default budget, in ms: the fourteen of this file and
+ * unix_history_policies.c add 62 s, the file lane's four 12 s.
+ * prior_use and route get more: they draw from the most histories, and
+ * a difference found there so far needed a few draws in a hundred (a
+ * warm-up set and a stack) or in a thousand (a lock on an end made
+ * there).
  */
 #define HISTORY_MS 3000
 #define HISTORY_PRIOR_USE_MS 6000
@@ -114,6 +118,9 @@ struct hist_profs {
 	char alt_blob[NAME_MAX_LEN + 16];
 	const char *u[U_COUNT];
 	char stack[U_COUNT][2 * NAME_MAX_LEN + 4];
+	/* U' of each U (equivalent_user), and A//&U'. */
+	const char *ueq[U_COUNT];
+	char stack_eq[U_COUNT][2 * NAME_MAX_LEN + 4];
 	/* The audit log, -1 if there is none to compare. */
 	int afd;
 };
@@ -135,16 +142,45 @@ static void hist_exec_path(char *buf, size_t len, unsigned int u)
 }
 
 /*
- * A, the pool and each A//&U, registered in collect mode; and else A
- * compiled for its replacement, and the links its exec rules name.
+ * U @i, or its U' (@equiv: U's rules twice, a deny of a write U never
+ * makes, another name), registered, with A//&U in @stack; NULL if one is
+ * not.
+ */
+static const char *hist_user_reg(struct ctx *c, const struct prof *a,
+				 const char *a_full, unsigned int i, int equiv,
+				 char *stack, size_t len)
+{
+	const char *abi = c->v->abi == AA_ABI_NEW ? "new" : "old", *name;
+	char short_name[32];
+	struct prof u = { .name = short_name };
+	int k;
+
+	snprintf(short_name, sizeof(short_name), "hist_%s_%u_%s",
+		 equiv ? "v" : "u", i, abi);
+	prof_base(&u, aa_policy_dir(policy), hist_file_perms(i));
+	for (k = 0; k <= equiv; k++)
+		hist_unix_rules(&u, c->v->abi, hist_unix_of(i), a_full);
+	/* A change to the label the task has already changes nothing. */
+	prof_add(&u, "  /** rm,\n  change_profile,\n");
+	prof_add(&u, "  /proc/*/attr/{apparmor/,}current w,\n");
+	if (equiv)
+		prof_add(&u, "  deny /%s_never w,\n", short_name);
+	name = registered(c, &u);
+	return name && stack_of(c, a, &u, stack, len) ? name : NULL;
+}
+
+/*
+ * A, the pool, each U' and each A//&U, registered in collect mode; and
+ * else A compiled for its replacement, and the links its exec rules
+ * name.
  */
 static bool hist_names(struct ctx *c, struct hist_profs *hp)
 {
 	const char *abi = c->v->abi == AA_ABI_NEW ? "new" : "old";
 	const char *dir = aa_policy_dir(policy);
-	char aname[32], uname[U_COUNT][32], a_full[NAME_MAX_LEN], err[256];
+	char aname[32], uname[32], a_full[NAME_MAX_LEN], err[256];
 	char u_full[NAME_MAX_LEN], self[PATH_MAX], x[PATH_MAX];
-	struct prof a = { .name = aname }, u[U_COUNT];
+	struct prof a = { .name = aname };
 	unsigned int i;
 	ssize_t n;
 	int ret;
@@ -165,26 +201,22 @@ static bool hist_names(struct ctx *c, struct hist_profs *hp)
 	prof_add(&a, "  /proc/*/attr/{apparmor/,}current w,\n  change_profile,\n");
 	prof_add(&a, "  /** rm,\n  %s ix,\n  %s/* k,\n", self, dir);
 	for (i = 0; i < U_COUNT; i++) {
-		snprintf(uname[i], sizeof(uname[i]), "hist_u_%u_%s", i, abi);
-		run_name(u_full, sizeof(u_full), uname[i]);
+		snprintf(uname, sizeof(uname), "hist_u_%u_%s", i, abi);
+		run_name(u_full, sizeof(u_full), uname);
 		hist_exec_path(x, sizeof(x), i);
 		if (hist_exec_rule(i))
 			prof_add(&a, "  %s pix -> &%s,\n", x, u_full);
 	}
 	hp->a = registered(c, &a);
 	for (i = 0; i < U_COUNT; i++) {
-		u[i] = (struct prof){ .name = uname[i] };
-		prof_base(&u[i], dir, hist_file_perms(i));
-		hist_unix_rules(&u[i], c->v->abi, hist_unix_of(i), a_full);
-		/* A change to the label the task has already changes nothing. */
-		prof_add(&u[i], "  /** rm,\n  change_profile,\n");
-		prof_add(&u[i], "  /proc/*/attr/{apparmor/,}current w,\n");
-		hp->u[i] = registered(c, &u[i]);
-		if (!stack_of(c, &a, &u[i], hp->stack[i], sizeof(hp->stack[i])))
-			hp->u[i] = NULL;
+		hp->u[i] = hist_user_reg(c, &a, a_full, i, 0, hp->stack[i],
+					 sizeof(hp->stack[i]));
+		hp->ueq[i] = hist_user_reg(c, &a, a_full, i, 1,
+					   hp->stack_eq[i],
+					   sizeof(hp->stack_eq[i]));
 	}
 	for (i = 0; i < U_COUNT && hp->a; i++)
-		if (!hp->u[i])
+		if (!hp->u[i] || !hp->ueq[i])
 			hp->a = NULL;
 	if (c->collect && !hp->a)
 		ksft_exit_fail_msg("cannot register more profiles\n");
@@ -226,18 +258,20 @@ static int hist_run(const struct hist_profs *hp, const struct hist_case *hc,
 		    int w, struct outcome *out)
 {
 	char names[2][NAME_MAX_LEN], path[2][PATH_MAX], x[PATH_MAX];
+	unsigned int ui = hist_world_user(hc, w);
+	bool eq = hc->w[w].equiv;
+	const char *u = eq ? hp->ueq[ui] : hp->u[ui];
+	const char *stack = eq ? hp->stack_eq[ui] : hp->stack[ui];
 	struct handoff h = {
 		.how = hc->w[w].how,
 		.shape = hc->shape,
 		.type = hc->type,
 		.path = { path[0], path[1] },
 		.creator = !hc->w[w].made_there ? hp->a :
-			   hc->w[w].onto == ONTO_PROFILE ? hp->u[hc->user] :
-			   hp->stack[hc->user],
-		.user = hp->u[hc->user],
+			   hc->w[w].onto == ONTO_PROFILE ? u : stack,
+		.user = u,
 		.onto = hc->w[w].onto,
-		.label = hc->w[w].onto == ONTO_PROFILE ? NULL :
-			 hp->stack[hc->user],
+		.label = hc->w[w].onto == ONTO_PROFILE ? NULL : stack,
 		.exec_path = hc->w[w].onto == ONTO_RULE ? x : NULL,
 		.op = hc->op,
 		.warm = hc->w[w].warm,
@@ -250,7 +284,7 @@ static int hist_run(const struct hist_profs *hp, const struct hist_case *hc,
 	};
 	int i, ret;
 
-	hist_exec_path(x, sizeof(x), hc->user);
+	hist_exec_path(x, sizeof(x), ui);
 	for (i = 0; i < 2; i++) {
 		run_name(names[i], sizeof(names[i]), i ? "hist1" : "hist0");
 		snprintf(path[i], sizeof(path[i]), "%s/%s",
@@ -452,11 +486,17 @@ static int hist_differ(const struct hist_profs *hp, struct hist_case *hc,
 		got[i].audited = hist_audited(hp, &got[i]);
 		if (got[i].audited < 0)
 			return got[i].audited;
+		/* U' refusing where U would is the same outcome. */
+		if (hc->w[i].equiv &&
+		    !strcmp(got[i].profile, hp->ueq[hc->user]))
+			snprintf(got[i].profile, sizeof(got[i].profile), "%s",
+				 hp->u[hc->user]);
 	}
 	*v = HV_EXCLUDED;
 	for (i = 0; i < hc->worlds; i++) {
 		for (j = i + 1; j < hc->worlds; j++) {
-			if (rel != REL_PRIOR_USE &&
+			/* Delivery is compared where the route is the same. */
+			if (rel != REL_PRIOR_USE && rel != REL_EQUIV &&
 			    (hist_not_delivered(&got[i].o) ||
 			     hist_not_delivered(&got[j].o)))
 				continue;
@@ -494,9 +534,10 @@ static void hist_try(const struct hist_profs *hp, struct hist_case *hc,
 /*
  * The smallest pair that still differs, one change at a time: each
  * operation of the warm-up dropped (of world 2's for prior use, of both
- * otherwise), and of the peer's use; a socketpair; (but for the label
- * path) a plain change_profile; then U's unix rules and its file rules,
- * and the peer's U', each the pool's first choice.
+ * otherwise), and of the peer's use; a socketpair, of stream sockets; a
+ * write; (but for the label path) a plain change_profile; then U's unix
+ * rules and its file rules, and the peer's U', each the pool's first
+ * choice.
  */
 static void hist_shrink(const struct hist_profs *hp, struct hist_case *hc,
 			enum hist_rel rel, struct hist_got got[HIST_WORLDS])
@@ -521,6 +562,12 @@ static void hist_shrink(const struct hist_profs *hp, struct hist_case *hc,
 	}
 	t = *hc;
 	t.shape = HSHAPE_PAIR;
+	hist_try(hp, hc, &t, rel, got);
+	t = *hc;
+	t.type = SOCK_STREAM;
+	hist_try(hp, hc, &t, rel, got);
+	t = *hc;
+	t.op = HOP_WRITE;
 	hist_try(hp, hc, &t, rel, got);
 	if (rel != REL_LABEL_PATH) {
 		t = *hc;
@@ -592,13 +639,30 @@ struct hist_arg {
 	enum hist_rel rel;
 };
 
+/* FAILs case @hc, printing its two worlds: @how, what was wrong. */
+static void hist_fail(struct ctx *c, const struct hist_case *hc,
+		      const struct hist_got got[2], const char *how)
+{
+	struct __test_metadata *_metadata = c->metadata;
+	char w0[512], w1[512], o0[256], o1[256];
+
+	hist_world_str(hc, c->v->abi, 0, w0, sizeof(w0));
+	hist_world_str(hc, c->v->abi, 1, w1, sizeof(w1));
+	EXPECT_TRUE(false) {
+		TH_LOG("seed %#llx (%s ABI), %s: world 1: %s: %s; world 2: %s: %s",
+		       hc->seed, c->v->abi == AA_ABI_NEW ? "NEW" : "OLD", how,
+		       w0, hist_got_str(&got[0], o0, sizeof(o0)), w1,
+		       hist_got_str(&got[1], o1, sizeof(o1)));
+	}
+}
+
 static enum hist_verdict hist_case(struct ctx *c, u64 seed, int n,
 				   void *arg)
 {
 	struct __test_metadata *_metadata = c->metadata;
 	const struct hist_profs *hp = ((struct hist_arg *)arg)->hp;
 	enum hist_rel rel = ((struct hist_arg *)arg)->rel;
-	char w0[512], w1[512], o0[256], o1[256];
+	char o0[256];
 	struct hist_got got[HIST_WORLDS];
 	enum hist_verdict v;
 	struct hist_case hc;
@@ -635,16 +699,12 @@ static enum hist_verdict hist_case(struct ctx *c, u64 seed, int n,
 	if (ret != 1)
 		return v;
 	hist_shrink(hp, &hc, rel, got);
-	hist_world_str(&hc, c->v->abi, 0, w0, sizeof(w0));
-	hist_world_str(&hc, c->v->abi, 1, w1, sizeof(w1));
-	EXPECT_TRUE(false) {
-		TH_LOG("seed %#llx (%s ABI), shrunk: world 1: %s: %s; world 2: %s: %s",
-		       seed, c->v->abi == AA_ABI_NEW ? "NEW" : "OLD", w0,
-		       hist_got_str(&got[0], o0, sizeof(o0)), w1,
-		       hist_got_str(&got[1], o1, sizeof(o1)));
-	}
+	hist_fail(c, &hc, got, "shrunk");
 	return HV_DIFFER;
 }
+
+/* wider_user's judge: unix_history_policies.c. */
+static hist_case_fn hist_wider_case;
 
 static void check_hist(struct ctx *c, enum hist_rel rel)
 {
@@ -662,7 +722,7 @@ static void check_hist(struct ctx *c, enum hist_rel rel)
 	hist_loop(c, hist_rel_name[rel],
 		  rel == REL_ROUTE ? HISTORY_ROUTE_MS :
 		  rel == REL_PRIOR_USE ? HISTORY_PRIOR_USE_MS : HISTORY_MS,
-		  hist_case, &arg);
+		  rel == REL_WIDER ? hist_wider_case : hist_case, &arg);
 	close(hp.afd);
 }
 

@@ -37,20 +37,9 @@ done
 [[ -n $ROOTFS ]] ||
 	{ echo "no vmtest.sh root filesystem in $CACHE: run vmtest.sh first" >&2; exit 2; }
 
-# As vmtest.sh's chroot_apt: Debian unstable's index inside its rootfs.
-sid_apt()
-{
-	local tool=$1
-
-	shift
-	mkdir -p "$ROOTFS/var/cache/lava-ci"
-	chroot "$ROOTFS" env -C /var/cache/lava-ci "$tool" -q \
-		-o APT::Sandbox::User=root -o Acquire::Check-Valid-Until=false \
-		-o Dir::Etc::SourceList=/etc/apt/vmtest-sid.list \
-		-o Dir::Etc::SourceParts=/etc/apt/vmtest-empty.d \
-		-o Dir::State::Lists=/var/lib/apt/vmtest-lists-sid \
-		-o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache= "$@"
-}
+# shellcheck source=.ci/sid_apt.sh
+. "$TOP/.ci/sid_apt.sh"
+SID_DIR=/var/cache/lava-ci
 
 # What lava-dispatcher and lava-common depend on, installed with the
 # host's apt: python3 and the python3-* packages as its archive builds them
@@ -62,10 +51,10 @@ deps()
 {
 	local p want=() pkgs=(python3)
 
-	mapfile -t want < <(sid_apt apt-cache depends lava-dispatcher \
+	mapfile -t want < <(sid_apt "$SID_DIR" apt-cache depends lava-dispatcher \
 		lava-common | awk '$1 ~ /Depends:$/ &&
 			$2 !~ /^(<|lava-|systemd-sysv$)/ { print $2 }' | sort -u)
-	rmdir "$ROOTFS/var/cache/lava-ci" 2>/dev/null
+	rmdir "$ROOTFS$SID_DIR" 2>/dev/null
 	[[ ${#want[@]} -gt 0 ]] || return 1
 	export DEBIAN_FRONTEND=noninteractive
 	apt-cache show python3 >/dev/null 2>&1 ||
@@ -85,10 +74,10 @@ fetch()
 	local tmp=$LAVA.tmp d
 
 	[[ -f $LAVA/.done ]] && return 0
-	rm -rf "$tmp" "$ROOTFS/var/cache/lava-ci" && mkdir -p "$tmp/debs" &&
-		sid_apt apt-get download lava-dispatcher lava-common lava-server &&
-		mv "$ROOTFS"/var/cache/lava-ci/*.deb "$tmp/debs/" || return 1
-	rm -rf "$ROOTFS/var/cache/lava-ci"
+	rm -rf "$tmp" "$ROOTFS$SID_DIR" && mkdir -p "$tmp/debs" &&
+		sid_apt "$SID_DIR" apt-get download lava-dispatcher lava-common lava-server &&
+		mv "$ROOTFS$SID_DIR"/*.deb "$tmp/debs/" || return 1
+	rm -rf "$ROOTFS$SID_DIR"
 	for d in "$tmp"/debs/*.deb; do
 		[[ $d == */lava-server_* ]] && continue
 		dpkg-deb -x "$d" "$tmp/root" || return 1

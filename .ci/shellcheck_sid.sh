@@ -21,39 +21,29 @@ done
 [[ -n $ROOTFS && -f $ROOTFS/etc/apt/vmtest-sid.list ]] ||
 	{ echo "no vmtest.sh root filesystem in $CACHE: run vmtest.sh first" >&2; exit 2; }
 
-# As vmtest.sh's chroot_apt: Debian unstable's index inside its rootfs.
-sid_apt()
-{
-	local tool=$1
-
-	shift
-	chroot "$ROOTFS" env -C /var/cache/shellcheck-ci "$tool" -q \
-		-o APT::Sandbox::User=root -o Acquire::Check-Valid-Until=false \
-		-o Dir::Etc::SourceList=/etc/apt/vmtest-sid.list \
-		-o Dir::Etc::SourceParts=/etc/apt/vmtest-empty.d \
-		-o Dir::State::Lists=/var/lib/apt/vmtest-lists-sid \
-		-o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache= "$@"
-}
+# shellcheck source=.ci/sid_apt.sh
+. "$(dirname "${BASH_SOURCE[0]}")/sid_apt.sh"
+SID_DIR=/var/cache/shellcheck-ci
 
 fetch()
 {
-	local tmp=$DIR.tmp debs=$ROOTFS/var/cache/shellcheck-ci deb
+	local tmp=$DIR.tmp debs=$ROOTFS$SID_DIR deb
 
 	rm -rf "$tmp" "$debs" && mkdir -p "$tmp" "$debs" &&
-		sid_apt apt-get download shellcheck "${LIBS[@]}" >&2 || return 1
+		sid_apt "$SID_DIR" apt-get download shellcheck "${LIBS[@]}" >&2 || return 1
 	for deb in "$debs"/*.deb; do
 		dpkg-deb -x "$deb" "$tmp" || return 1
 	done
 	rm -rf "$debs" "$DIR" && mv "$tmp" "$DIR"
 }
 
-mkdir -p "$ROOTFS/var/cache/shellcheck-ci"
-VER=$(sid_apt apt-cache show --no-all-versions shellcheck |
+mkdir -p "$ROOTFS$SID_DIR"
+VER=$(sid_apt "$SID_DIR" apt-cache show --no-all-versions shellcheck |
 	sed -n 's/^Version: //p')
 # Its Depends, one package each: libc6, libffi8, libgmp10, ...
-mapfile -t LIBS < <(sid_apt apt-cache depends shellcheck |
+mapfile -t LIBS < <(sid_apt "$SID_DIR" apt-cache depends shellcheck |
 	awk '$1 == "Depends:" && $2 !~ /^</ { print $2 }')
-rmdir "$ROOTFS/var/cache/shellcheck-ci"
+rmdir "$ROOTFS$SID_DIR"
 [[ -n $VER ]] || { echo "no shellcheck in Debian unstable's index" >&2; exit 2; }
 DIR=$CACHE/shellcheck-sid/$VER
 if [[ ! -x $DIR/usr/bin/shellcheck ]]; then
