@@ -643,6 +643,36 @@ static void check_peer_removed(struct ctx *c)
 	check_peer(c, CHANGE_REMOVED);
 }
 
+/* R of a run: a socket of @type under @prof, on the abstract @name. */
+struct peer_r {
+	const char *prof;
+	char name[NAME_MAX_LEN];
+	int type;		/* SOCK_STREAM: it listens */
+	int ready[2], done[2];
+	struct outcome *out;
+};
+
+/* R: its socket bound (and listening) until the test is done. */
+static void peer_r_main(void *arg)
+{
+	struct peer_r *p = arg;
+	struct sockaddr_un addr;
+	socklen_t len = unix_addr(&addr, p->name, true);
+	int fd;
+
+	if (confine(p->out, STEP_CONFINE, p->prof, false, false))
+		return;
+	fd = socket(AF_UNIX, p->type | SOCK_CLOEXEC, 0);
+	if (failed(p->out, STEP_CREATE, fd) ||
+	    failed(p->out, STEP_BIND, bind(fd, (struct sockaddr *)&addr, len)) ||
+	    (p->type == SOCK_STREAM &&
+	     failed(p->out, STEP_LISTEN, listen(fd, 4))))
+		return;
+	tell(p->ready[1]);
+	if (go(p->out, STEP_DONE, p->done[0]))
+		at(p->out, STEP_DONE);
+}
+
 /*
  * The label a connection reports for its peer (SO_PEERSEC, which D-Bus
  * and services that authorise a caller by its label read): R's name
@@ -650,35 +680,9 @@ static void check_peer_removed(struct ctx *c)
  * name), and "unconfined" once R's profile is removed ([remove]), for a
  * connection made before the removal and one made after it.
  */
-struct peersec_run {
-	const char *prof;
-	char name[NAME_MAX_LEN];
-	int ready[2], done[2];
-	struct outcome *r;
-};
-
-/* R: listens on an abstract name until the test is done. */
-static void peersec_r(void *arg)
-{
-	struct peersec_run *p = arg;
-	struct sockaddr_un addr;
-	socklen_t len = unix_addr(&addr, p->name, true);
-	int fd;
-
-	if (confine(p->r, STEP_CONFINE, p->prof, false, false))
-		return;
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (failed(p->r, STEP_CREATE, fd) ||
-	    failed(p->r, STEP_BIND, bind(fd, (struct sockaddr *)&addr, len)) ||
-	    failed(p->r, STEP_LISTEN, listen(fd, 4)))
-		return;
-	tell(p->ready[1]);
-	if (go(p->r, STEP_DONE, p->done[0]))
-		at(p->r, STEP_DONE);
-}
 
 /* Connects to R's listener and reads the peer's label; false if not. */
-static bool peersec_of(struct peersec_run *p, int *fd, char *buf,
+static bool peersec_of(struct peer_r *p, int *fd, char *buf,
 		       size_t len)
 {
 	struct sockaddr_un addr;
@@ -703,7 +707,7 @@ static bool peersec_of(struct peersec_run *p, int *fd, char *buf,
 static void check_peersec(struct ctx *c)
 {
 	struct __test_metadata *_metadata = c->metadata;
-	struct peersec_run p = { };
+	struct peer_r p = { .type = SOCK_STREAM };
 	struct peer_profs pp;
 	char want[NAME_MAX_LEN + 16], got[256];
 	int afd, before = -1, after = -1, ret;
@@ -714,16 +718,16 @@ static void check_peersec(struct ctx *c)
 		return;
 	c->subs++;
 	p.prof = pp.r;
-	p.r = shared_alloc(sizeof(*p.r));
-	ASSERT_NE(NULL, p.r);
+	p.out = shared_alloc(sizeof(*p.out));
+	ASSERT_NE(NULL, p.out);
 	run_name(p.name, sizeof(p.name), "peersec");
 	ASSERT_EQ(0, pipe2(p.ready, O_CLOEXEC));
 	ASSERT_EQ(0, pipe2(p.done, O_CLOEXEC));
 	ASSERT_EQ(0, peer_become(&pp, PV_FULL));
-	pid = spawn(peersec_r, &p);
+	pid = spawn(peer_r_main, &p);
 	ASSERT_LT(0, pid);
-	ASSERT_TRUE(go(p.r, STEP_BIND, p.ready[0])) {
-		reap(p.r, pid);
+	ASSERT_TRUE(go(p.out, STEP_BIND, p.ready[0])) {
+		reap(p.out, pid);
 	}
 	snprintf(want, sizeof(want), "%s (enforce)", pp.r);
 	EXPECT_TRUE(peersec_of(&p, &before, got, sizeof(got)) &&
@@ -751,16 +755,16 @@ static void check_peersec(struct ctx *c)
 		       got);
 	}
 	tell(p.done[1]);
-	reap(p.r, pid);
+	reap(p.out, pid);
 	expect_outcome(_metadata, "SO_PEERSEC", "R",
-		       (struct outcome){ .step = STEP_DONE }, p.r);
+		       (struct outcome){ .step = STEP_DONE }, p.out);
 	close(before);
 	close(after);
 	close(p.ready[0]);
 	close(p.ready[1]);
 	close(p.done[0]);
 	close(p.done[1]);
-	shared_free(p.r, sizeof(*p.r));
+	shared_free(p.out, sizeof(*p.out));
 	peer_end(c, &pp, afd);
 }
 
@@ -771,36 +775,18 @@ static void check_peersec(struct ctx *c)
  * and the rule no longer matches it.
  */
 struct peer_rule_run {
-	const char *r_prof, *s_prof;
-	char name[NAME_MAX_LEN];
-	int ready[2], done[2], go_s[2], sent[2];
-	struct outcome *r, *s, *op;	/* op: one per R's version */
+	struct peer_r r;	/* a dgram socket */
+	const char *s_prof;
+	int go_s[2], sent[2];
+	struct outcome *s, *op;	/* op: one per R's version */
 };
-
-static void peer_rule_r(void *arg)
-{
-	struct peer_rule_run *p = arg;
-	struct sockaddr_un addr;
-	socklen_t len = unix_addr(&addr, p->name, true);
-	int fd;
-
-	if (confine(p->r, STEP_CONFINE, p->r_prof, false, false))
-		return;
-	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (failed(p->r, STEP_CREATE, fd) ||
-	    failed(p->r, STEP_BIND, bind(fd, (struct sockaddr *)&addr, len)))
-		return;
-	tell(p->ready[1]);
-	if (go(p->r, STEP_DONE, p->done[0]))
-		at(p->r, STEP_DONE);
-}
 
 static void peer_rule_s(void *arg)
 {
 	struct peer_rule_run *p = arg;
 	char msg[MSG_LEN] = "rule";
 	struct sockaddr_un addr;
-	socklen_t len = unix_addr(&addr, p->name, true);
+	socklen_t len = unix_addr(&addr, p->r.name, true);
 	int i, fd;
 
 	if (confine(p->s, STEP_CONFINE, p->s_prof, false, false))
@@ -830,7 +816,7 @@ static void check_peer_rule(struct ctx *c)
 	const struct outcome ok = { .step = STEP_DONE };
 	const struct outcome no = { .step = STEP_SENDTO, .err = EACCES };
 	struct prof s = { .name = "peer_rule_s" };
-	struct peer_rule_run p = { };
+	struct peer_rule_run p = { .r.type = SOCK_DGRAM };
 	struct peer_profs pp;
 	struct outcome self = ok;
 	char desc[128];
@@ -852,21 +838,21 @@ static void check_peer_rule(struct ctx *c)
 	if (afd < 0)
 		return;
 	c->subs++;
-	p.r_prof = pp.r;
-	p.r = shared_alloc(5 * sizeof(*p.r));
-	ASSERT_NE(NULL, p.r);
-	p.s = p.r + 1;
-	p.op = p.r + 2;
-	run_name(p.name, sizeof(p.name), "peer_rule");
-	ASSERT_EQ(0, pipe2(p.ready, O_CLOEXEC));
-	ASSERT_EQ(0, pipe2(p.done, O_CLOEXEC));
+	p.r.prof = pp.r;
+	p.r.out = shared_alloc(5 * sizeof(*p.r.out));
+	ASSERT_NE(NULL, p.r.out);
+	p.s = p.r.out + 1;
+	p.op = p.r.out + 2;
+	run_name(p.r.name, sizeof(p.r.name), "peer_rule");
+	ASSERT_EQ(0, pipe2(p.r.ready, O_CLOEXEC));
+	ASSERT_EQ(0, pipe2(p.r.done, O_CLOEXEC));
 	ASSERT_EQ(0, pipe2(p.go_s, O_CLOEXEC));
 	ASSERT_EQ(0, pipe2(p.sent, O_CLOEXEC));
 	ASSERT_EQ(0, peer_become(&pp, PV_FULL));
-	pid_r = spawn(peer_rule_r, &p);
+	pid_r = spawn(peer_r_main, &p.r);
 	pid_s = spawn(peer_rule_s, &p);
 	for (i = 0; i < 3 && pid_r > 0 && pid_s > 0; i++) {
-		if ((!i && !go(&self, STEP_BIND, p.ready[0])) ||
+		if ((!i && !go(&self, STEP_BIND, p.r.ready[0])) ||
 		    (i && peer_become(&pp, i == 1 ? PV_NO_ACCEPT : PV_COUNT)))
 			break;
 		tell(p.go_s[1]);
@@ -877,19 +863,19 @@ static void check_peer_rule(struct ctx *c)
 		expect_outcome(_metadata, desc, "S, sending by peer=(label=R)",
 			       i < 2 ? ok : no, &p.op[i]);
 	}
-	tell(p.done[1]);
+	tell(p.r.done[1]);
 	reap(p.s, pid_s);
-	reap(p.r, pid_r);
+	reap(p.r.out, pid_r);
 	expect_outcome(_metadata, "the run", "the test", ok, &self);
-	expect_outcome(_metadata, "the run", "R", ok, p.r);
+	expect_outcome(_metadata, "the run", "R", ok, p.r.out);
 	expect_outcome(_metadata, "the run", "S", ok, p.s);
 	for (i = 0; i < 2; i++) {
-		close(p.ready[i]);
-		close(p.done[i]);
+		close(p.r.ready[i]);
+		close(p.r.done[i]);
 		close(p.go_s[i]);
 		close(p.sent[i]);
 	}
-	shared_free(p.r, 5 * sizeof(*p.r));
+	shared_free(p.r.out, 5 * sizeof(*p.r.out));
 	peer_end(c, &pp, afd);
 }
 
