@@ -16,12 +16,10 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -569,7 +567,7 @@ static int put_on(const struct handoff *h, struct outcome *out,
 	int ret = 0;
 
 	if (h->onto == ONTO_PROFILE && !exec)
-		return confine(out, STEP_CONFINE_USER, user, false, false);
+		return confine(out, STEP_CONFINE_USER, user, false, h->complain);
 	at(out, STEP_CONFINE_USER);
 	snprintf(amp, sizeof(amp), "&%s", user);
 	if (h->onto == ONTO_STACK)
@@ -719,9 +717,9 @@ int handoff_exec_main(int argc, char **argv)
 	fd = atoi(argv[4]);
 	res = atoi(argv[5]);
 	h.user = argv[6];
-	/* A descriptor the new label may not have is revoked at exec. */
-	if (!wrong(&out, STEP_CONFINE_USER, !aa_check_label(h.user, false),
-		   FAULT_LABEL) &&
+	/* Revoked at exec: a descriptor the label may not have (in either mode). */
+	if (!wrong(&out, STEP_CONFINE_USER, !aa_check_label(h.user, false) ||
+		   !aa_check_label(h.user, true), FAULT_LABEL) &&
 	    !wrong(&out, STEP_EXEC, !fstat(fd, &st) && S_ISSOCK(st.st_mode),
 		   FAULT_NOT_INSTALLED) &&
 	    !use(&r, fd))
@@ -886,15 +884,19 @@ static bool stopped(const struct outcome *o)
 
 /*
  * The creator stops on its own only before the hand-off or at the check,
- * and quietly when the user stopped: the first failure is the result.
+ * and quietly when the user stopped: the first failure is the result,
+ * and a success the user's (whose pid the records of its op name).
  */
 static struct outcome merge(const struct outcome o[WHO_COUNT])
 {
+	struct outcome m = o[CREATOR];
+
 	if (stopped(&o[CREATOR]))
 		return o[CREATOR];
 	if (stopped(&o[USER]) || o[USER].step != STEP_DONE)
 		return o[USER];
-	return o[CREATOR];
+	m.pid = o[USER].pid;
+	return m;
 }
 
 static void creator_main(void *arg)

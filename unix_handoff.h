@@ -138,6 +138,8 @@ struct handoff {
 	 */
 	enum handoff_onto onto;
 	const char *label;
+	/* ONTO_PROFILE: the user's profile is in complain mode. */
+	bool complain;
 	/* HANDOFF_EXEC: a link to this program to exec, NULL: itself. */
 	const char *exec_path;
 	enum handoff_op op;

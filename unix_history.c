@@ -10,8 +10,9 @@
  * What the generator avoids, a sentence each, with the clause of
  * SEMANTICS that makes two worlds legitimately differ, or "(test)" where
  * the test itself could not tell them apart:
- * - An unconfined creator [deleg]: its sockets are delegated and never
- *   revalidated, so routes that check on the way legitimately differ.
+ * - An unconfined creator [deleg], but between policies (one route): its
+ *   sockets are delegated and never revalidated, so routes that check on
+ *   the way legitimately differ.
  * - A read with nothing queued (test): two messages are queued before a read,
  *   whatever the world (unix_handoff.c).
  * - Comparing a route that revoked (exec) or dropped (SCM_RIGHTS) the
@@ -83,6 +84,9 @@ const char *const hist_rel_name[] = {
 	[REL_PEER_SIDE] = "peer_side",
 	[REL_EQUIV] = "equivalent_user",
 	[REL_WIDER] = "wider_user",
+	[REL_COMPLAIN] = "complain_user",
+	[REL_CONJ] = "stacked_users",
+	[REL_OWNER] = "owner_user",
 };
 
 const char *hist_file_perms(unsigned int u)
@@ -184,13 +188,71 @@ static const struct hist_world hist_stack_ways[] = {
 	{ .how = HANDOFF_EXEC, .onto = ONTO_RULE },
 };
 
+/* Every route by which an end reaches the task. */
+static const enum handoff_how hist_any_how[] = {
+	HANDOFF_CHANGE, HANDOFF_FORK, HANDOFF_EXEC, HANDOFF_PASS,
+};
+
+/*
+ * The relations between policies: one route, a random one, whose every
+ * check is the task's own (no exec rule of A's: a change, or a stack by
+ * the task; a quarter of the time from an unconfined creator, then no
+ * stack on it, which would be U alone).
+ */
+static void hist_gen_policies(struct hist_case *hc, u64 *s,
+			      enum hist_rel rel, unsigned int warm)
+{
+	static const enum handoff_shape on_paths[] = {
+		HSHAPE_BOUND, HSHAPE_TO_BOUND, HSHAPE_FROM_BOUND,
+	};
+	struct hist_world *w = hc->w;
+
+	w[0].how = hist_any_how[hist_pick(s, ARRAY_SIZE(hist_any_how))];
+	w[0].onto = hist_pick(s, 2);
+	w[0].warm = warm;
+	hc->unconfined = !hist_pick(s, 4);
+	/*
+	 * A stack by name: the task changes to it (see the header); and a
+	 * profile in complain mode alone, whose label's mode is its own.
+	 */
+	if (hc->unconfined || rel == REL_CONJ || rel == REL_COMPLAIN)
+		w[0].onto = ONTO_PROFILE;
+	w[1] = w[0];
+	switch (rel) {
+	case REL_EQUIV:
+		w[1].kind = UK_EQUIV;
+		break;
+	case REL_WIDER:
+		w[1].as = hist_pick(s, 2) ? AS_WIDER_UNIX : AS_WIDER_FILE;
+		break;
+	case REL_COMPLAIN:
+		w[1].kind = UK_COMPLAIN;
+		break;
+	case REL_CONJ:
+		hc->user2 = (hc->user + 1 + hist_pick(s, U_COUNT - 1)) % U_COUNT;
+		w[1].as = AS_USER2;
+		w[2] = w[0];
+		w[2].both = true;
+		hc->worlds = 3;
+		break;
+	default:
+		/* Owner rules decide on paths: ends on them. */
+		hc->shape = on_paths[hist_pick(s, ARRAY_SIZE(on_paths))];
+		hc->not_owned = hist_pick(s, 2);
+		/* The test gives them away at the peer's event, on a fork. */
+		hc->peer = hc->not_owned ? HPEER_REPLACE : HPEER_NONE;
+		w[0].how = HANDOFF_FORK;
+		w[1].how = HANDOFF_FORK;
+		w[0].kind = UK_OWNER;
+		w[1].as = hc->not_owned ? AS_NO_FILE_RULE : AS_USER;
+		break;
+	}
+}
+
 void hist_gen(struct hist_case *hc, u64 seed, enum hist_rel rel)
 {
 	static const enum handoff_how moved[] = {
 		HANDOFF_FORK, HANDOFF_EXEC, HANDOFF_PASS,
-	};
-	static const enum handoff_how any[] = {
-		HANDOFF_CHANGE, HANDOFF_FORK, HANDOFF_EXEC, HANDOFF_PASS,
 	};
 	u64 s = seed;
 	unsigned int warm = 0;
@@ -211,7 +273,7 @@ void hist_gen(struct hist_case *hc, u64 seed, enum hist_rel rel)
 			warm |= hist_warm_ops[i];
 	switch (rel) {
 	case REL_PRIOR_USE:
-		hc->w[0].how = any[hist_pick(&s, ARRAY_SIZE(any))];
+		hc->w[0].how = hist_any_how[hist_pick(&s, ARRAY_SIZE(hist_any_how))];
 		/* change_profile to "&U" is a way of the creator's own change. */
 		hc->w[0].onto = hist_pick(&s, hc->w[0].how == HANDOFF_CHANGE ?
 					  3 : 2);
@@ -268,28 +330,27 @@ void hist_gen(struct hist_case *hc, u64 seed, enum hist_rel rel)
 				hc->peer_warm |= hist_warm_ops[i];
 		hc->peer_warm = hc->peer_warm ?: HANDOFF_WARM(HOP_WRITE);
 		break;
-	case REL_EQUIV:
-	case REL_WIDER:
-		hc->w[0].how = any[hist_pick(&s, ARRAY_SIZE(any))];
-		/* No exec rule of A's: a change, or a stack by the task. */
-		hc->w[0].onto = hist_pick(&s, 2);
-		hc->w[0].warm = warm;
-		hc->w[1] = hc->w[0];
-		hc->w[1].equiv = rel == REL_EQUIV;
-		hc->w[1].wider = rel == REL_WIDER ? 1 + hist_pick(&s, 2) : 0;
+	default:
+		hist_gen_policies(hc, &s, rel, warm);
 		break;
 	}
 }
 
 unsigned int hist_world_user(const struct hist_case *hc, int w)
 {
-	switch (hc->w[w].wider) {
-	case 1:
-		return hist_user(U_ALL, hist_file_of(hc->user));
-	case 2:
-		return hist_user(hist_unix_of(hc->user), F_RWK);
+	unsigned int u = hc->user;
+
+	switch (hc->w[w].as) {
+	case AS_WIDER_UNIX:
+		return hist_user(U_ALL, hist_file_of(u));
+	case AS_WIDER_FILE:
+		return hist_user(hist_unix_of(u), F_RWK);
+	case AS_USER2:
+		return hc->user2;
+	case AS_NO_FILE_RULE:
+		return hist_user(hist_unix_of(u), F_R);
 	default:
-		return hc->user;
+		return u;
 	}
 }
 
@@ -331,21 +392,35 @@ static void hist_peer_str(const struct hist_case *hc, enum aa_abi abi,
 	} else if (hc->peer == HPEER_CHANGE) {
 		snprintf(buf, len, "; A, holding end 1, changes profile to U' %s",
 			 hist_user_name(abi, hc->peer_user, what, sizeof(what)));
-	} else if (hc->peer == HPEER_REPLACE) {
+	} else if (hc->peer == HPEER_REPLACE && !hc->not_owned) {
 		snprintf(buf, len, "; A's profile is replaced by a text that means the same");
 	} else {
 		buf[0] = '\0';
 	}
 }
 
+/* How world @w's U is written: "" for U's own text. */
+static const char *hist_kind_str(const struct hist_case *hc, int w)
+{
+	static const char *const kinds[UK_COUNT] = {
+		[UK_EQUIV] = " (as U': its rules twice, an unrelated rule, another name)",
+		[UK_COMPLAIN] = " in complain mode",
+		[UK_OWNER] = " with owner file rules",
+	};
+
+	return hc->w[w].both ? " stacked with the second U" :
+	       kinds[hc->w[w].kind] ?: "";
+}
+
 void hist_world_str(const struct hist_case *hc, enum aa_abi abi, int w,
 		    char *buf, size_t len)
 {
-	char warm[64], user[64], peer[128];
+	char warm[64], user[64], user2[64], peer[128];
 	bool after = hc->w[w].peer_after;
 
 	hist_warm_str(hc->w[w].warm, warm, sizeof(warm));
 	hist_user_name(abi, hist_world_user(hc, w), user, sizeof(user));
+	hist_user_name(abi, hc->user2, user2, sizeof(user2));
 	hist_peer_str(hc, abi, peer, sizeof(peer));
 	if (hc->w[w].made_there) {
 		snprintf(buf, len, "the task, under %s, U %s, makes a %s %s; %s on end 0",
@@ -355,10 +430,13 @@ void hist_world_str(const struct hist_case *hc, enum aa_abi abi, int w,
 		return;
 	}
 	snprintf(buf, len,
-		 "A makes a %s %s; A does %s on end 0%s; %s; by %s, U %s%s%s; %s on end 0",
-		 type_name(hc->type), handoff_shape_name(hc->shape), warm,
-		 after ? "" : peer, handoff_how_name(hc->w[w].how),
-		 hist_onto_name(hc->w[w].onto), user,
-		 hc->w[w].equiv ? " (as U': its rules twice, an unrelated rule, another name)" : "",
+		 "%s makes a %s %s%s; it does %s on end 0%s; %s; by %s, U %s%s%s%s%s%s; %s on end 0",
+		 hc->unconfined ? "an unconfined task" : "A",
+		 type_name(hc->type), handoff_shape_name(hc->shape),
+		 hc->not_owned ? ", its files given to another user" : "",
+		 warm, after ? "" : peer, handoff_how_name(hc->w[w].how),
+		 hist_onto_name(hc->w[w].onto), user, hist_kind_str(hc, w),
+		 hc->w[w].both ? " (" : "", hc->w[w].both ? user2 : "",
+		 hc->w[w].both ? ")" : "",
 		 after ? peer : "", handoff_op_name(hc->op));
 }

@@ -64,6 +64,29 @@ void hist_unix_rules(struct prof *p, enum aa_abi abi, enum hist_unix un,
 bool hist_exec_rule(unsigned int u);
 
 /*
+ * The texts of a U: its own; U', which means the same (its rules twice,
+ * a deny of a write it never makes, another name); U in complain mode;
+ * U with its file rules on the run directory made owner rules (and a
+ * plain "r" there, which the rule for every path grants anyway).
+ */
+enum hist_kind {
+	UK_PLAIN,
+	UK_EQUIV,
+	UK_COMPLAIN,
+	UK_OWNER,
+	UK_COUNT,
+};
+
+/* Which U of the pool a world's task runs under, from the case's U. */
+enum hist_as {
+	AS_USER,
+	AS_WIDER_UNIX,	/* U_ALL's unix rules, U's file rules */
+	AS_WIDER_FILE,	/* U's unix rules, rwk file rules */
+	AS_USER2,	/* the case's second U */
+	AS_NO_FILE_RULE, /* U's unix rules, "r" file rules */
+};
+
+/*
  * One world of a handoff case: how the end gets there, how the label is
  * put on, what A did on the end first.
  */
@@ -78,10 +101,11 @@ struct hist_world {
 	bool made_there;
 	/* The peer's event comes after the task's label change. */
 	bool peer_after;
-	/* U' instead of U: U's rules twice, an unrelated rule, another name. */
-	bool equiv;
-	/* U widened: 1, U_ALL's unix rules; 2, rwk file rules (wider_user) */
-	unsigned int wider;
+	/* Which U of the pool, and which text of it, the task runs under. */
+	enum hist_as as;
+	enum hist_kind kind;
+	/* The stack of the case's U and its second U (conjunction). */
+	bool both;
 };
 
 /* The relations of handoff cases: what their worlds differ in. */
@@ -92,6 +116,10 @@ enum hist_rel {
 	REL_PEER_SIDE,
 	REL_EQUIV,
 	REL_WIDER,
+	REL_COMPLAIN,
+	REL_CONJ,
+	REL_OWNER,
+	REL_COUNT,
 };
 
 extern const char *const hist_rel_name[];
@@ -108,10 +136,17 @@ struct hist_case {
 	enum handoff_peer peer;
 	unsigned int peer_warm;
 	unsigned int peer_user;	/* HPEER_CHANGE: to this U */
+	unsigned int user2;	/* conjunction: the other U of the stack */
+	/* Made by an unconfined creator instead of A. */
+	bool unconfined;
+	/* Ends on paths given to HIST_OTHER_UID once bound. */
+	bool not_owned;
 	/* Two worlds, or three for a route: each pair of them compared. */
 	unsigned int worlds;
 	struct hist_world w[HIST_WORLDS];
 };
+
+#define HIST_OTHER_UID 65534
 
 /* HANDOFF_WARM() of each operation a warm-up may hold. */
 #define HIST_WARM_OPS 4
@@ -121,7 +156,7 @@ extern const unsigned int hist_warm_ops[HIST_WARM_OPS];
 u64 hist_next(u64 *s);
 unsigned int hist_pick(u64 *s, unsigned int n);
 
-/* The U of the pool world @w of @hc runs under (but for U'). */
+/* The U of the pool world @w of @hc runs under (of a stack: the first). */
 unsigned int hist_world_user(const struct hist_case *hc, int w);
 
 /* The case of relation @rel drawn from @seed. */

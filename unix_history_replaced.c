@@ -27,14 +27,13 @@ static void stack_replaced_one(struct __test_metadata *_metadata,
 			       const struct hist_profs *hp,
 			       struct hist_case *hc)
 {
-	struct hist_got got = { };
-	const char *u = hp->u[hc->user];
-	char w[512], o[256];
+	struct hist_got got;
+	const char *u = hp->u[UK_PLAIN][hc->user];
+	char w[512], o[512];
 	int ret;
 
-	ret = hist_run(hp, hc, 0, &got.o);
+	ret = hist_world_got(hp, hc, 0, &got);
 	ASSERT_EQ(0, ret) TH_LOG("cannot run: %s", strerror(-ret));
-	got.audited = hist_audited(hp, &got);
 	hist_world_str(hc, AA_ABI_NEW, 0, w, sizeof(w));
 	EXPECT_TRUE(got.o.step == STEP_OP && got.o.err == EACCES &&
 		    (hp->afd < 0 ||

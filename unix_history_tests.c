@@ -65,8 +65,9 @@
 #include "unix_test.h"
 
 /*
- * Each test's default budget, in ms: the fourteen of this file and
- * unix_history_policies.c add 62 s, the file lane's four 12 s.
+ * Each test's default budget, in ms: the twenty of this file,
+ * unix_history_policies.c and unix_history_replaced.c add 80 s, the
+ * file lane's four 12 s.
  * prior_use and route get more: they draw from the most histories, and
  * a difference found there so far needed a few draws in a hundred (a
  * warm-up set and a stack) or in a thousand (a lock on an end made
@@ -117,23 +118,27 @@ struct hist_profs {
 	 */
 	char a_blob[NAME_MAX_LEN + 16];
 	char alt_blob[NAME_MAX_LEN + 16];
-	const char *u[U_COUNT];
-	char stack[U_COUNT][2 * NAME_MAX_LEN + 4];
-	/* U' of each U (equivalent_user), and A//&U'. */
-	const char *ueq[U_COUNT];
-	char stack_eq[U_COUNT][2 * NAME_MAX_LEN + 4];
+	/* Each U in each of its texts (enum hist_kind), and A//&U. */
+	const char *u[UK_COUNT][U_COUNT];
+	char stack[UK_COUNT][U_COUNT][2 * NAME_MAX_LEN + 4];
 	/* The audit log, -1 if there is none to compare. */
 	int afd;
 };
 
 /*
  * A world's outcome, and for a refusal whether it was audited, by the
- * profile its record names ([audit]; of a stack, the one that refused).
+ * profile its record names ([audit]; of a stack, the one that refused):
+ * @by_u, the world's U in whichever text; and the record's operation,
+ * masks and peer.  In complain mode, the record of what was allowed.
  */
 struct hist_got {
 	struct outcome o;
 	int audited;
+	bool by_u;
 	char profile[NAME_MAX_LEN];
+	char op[32];
+	char masks[64];
+	char peer[NAME_MAX_LEN];
 };
 
 /* Where A's exec rule for U @u stacks it: a link to this program. */
@@ -142,31 +147,43 @@ static void hist_exec_path(char *buf, size_t len, unsigned int u)
 	snprintf(buf, len, "%s/hist_x_%u", aa_policy_dir(policy), u);
 }
 
+/* U @i's name, in text @kind: "hist_u_3_new", "hist_v_3_new" (U'). */
+static void hist_user_short(char *buf, size_t len, enum aa_abi abi,
+			    unsigned int i, enum hist_kind kind)
+{
+	snprintf(buf, len, "hist_%c_%u_%s", "uvco"[kind], i,
+		 abi == AA_ABI_NEW ? "new" : "old");
+}
+
 /*
- * U @i, or its U' (@equiv: U's rules twice, a deny of a write U never
- * makes, another name), registered, with A//&U in @stack; NULL if one is
- * not.
+ * U @i in text @kind (enum hist_kind), registered, with A//&U in @stack;
+ * NULL if one is not.
  */
 static const char *hist_user_reg(struct ctx *c, const struct prof *a,
-				 const char *a_full, unsigned int i, int equiv,
-				 char *stack, size_t len)
+				 const char *a_full, unsigned int i,
+				 enum hist_kind kind, char *stack, size_t len)
 {
-	const char *abi = c->v->abi == AA_ABI_NEW ? "new" : "old", *name;
+	const char *dir = aa_policy_dir(policy), *name;
+	bool own = kind == UK_OWNER, eq = kind == UK_EQUIV;
 	char short_name[32];
 	struct prof u = { .name = short_name };
 	int k;
 
-	snprintf(short_name, sizeof(short_name), "hist_%s_%u_%s",
-		 equiv ? "v" : "u", i, abi);
-	prof_base(&u, aa_policy_dir(policy), hist_file_perms(i));
-	for (k = 0; k <= equiv; k++)
+	hist_user_short(short_name, sizeof(short_name), c->v->abi, i, kind);
+	prof_base(&u, dir, own ? "r" : hist_file_perms(i));
+	if (own)
+		prof_add(&u, "  owner %s/* %s,\n", dir, hist_file_perms(i));
+	for (k = 0; k <= eq; k++)
 		hist_unix_rules(&u, c->v->abi, hist_unix_of(i), a_full);
 	/* A change to the label the task has already changes nothing. */
 	prof_add(&u, "  /** rm,\n  change_profile,\n");
 	prof_add(&u, "  /proc/*/attr/{apparmor/,}current w,\n");
-	if (equiv)
+	if (eq)
 		prof_add(&u, "  deny /%s_never w,\n", short_name);
 	name = registered(c, &u);
+	if (name && kind == UK_COMPLAIN && c->collect &&
+	    aa_policy_complain(policy, name))
+		ksft_exit_fail_msg("cannot set complain mode: %s\n", name);
 	return name && stack_of(c, a, &u, stack, len) ? name : NULL;
 }
 
@@ -182,7 +199,7 @@ static bool hist_names(struct ctx *c, struct hist_profs *hp)
 	char aname[32], uname[32], a_full[NAME_MAX_LEN], err[256];
 	char u_full[NAME_MAX_LEN], self[PATH_MAX], x[PATH_MAX];
 	struct prof a = { .name = aname };
-	unsigned int i;
+	unsigned int i, k;
 	ssize_t n;
 	int ret;
 
@@ -202,23 +219,22 @@ static bool hist_names(struct ctx *c, struct hist_profs *hp)
 	prof_add(&a, "  /proc/*/attr/{apparmor/,}current w,\n  change_profile,\n");
 	prof_add(&a, "  /** rm,\n  %s ix,\n  %s/* k,\n", self, dir);
 	for (i = 0; i < U_COUNT; i++) {
-		snprintf(uname, sizeof(uname), "hist_u_%u_%s", i, abi);
+		hist_user_short(uname, sizeof(uname), c->v->abi, i, UK_PLAIN);
 		run_name(u_full, sizeof(u_full), uname);
 		hist_exec_path(x, sizeof(x), i);
 		if (hist_exec_rule(i))
 			prof_add(&a, "  %s pix -> &%s,\n", x, u_full);
 	}
 	hp->a = registered(c, &a);
-	for (i = 0; i < U_COUNT; i++) {
-		hp->u[i] = hist_user_reg(c, &a, a_full, i, 0, hp->stack[i],
-					 sizeof(hp->stack[i]));
-		hp->ueq[i] = hist_user_reg(c, &a, a_full, i, 1,
-					   hp->stack_eq[i],
-					   sizeof(hp->stack_eq[i]));
+	for (k = 0; k < UK_COUNT; k++) {
+		for (i = 0; i < U_COUNT; i++) {
+			hp->u[k][i] = hist_user_reg(c, &a, a_full, i, k,
+						    hp->stack[k][i],
+						    sizeof(hp->stack[k][i]));
+			if (!hp->u[k][i])
+				hp->a = NULL;
+		}
 	}
-	for (i = 0; i < U_COUNT && hp->a; i++)
-		if (!hp->u[i] || !hp->ueq[i])
-			hp->a = NULL;
 	if (c->collect && !hp->a)
 		ksft_exit_fail_msg("cannot register more profiles\n");
 	if (c->collect || !hp->a)
@@ -254,24 +270,57 @@ static int hist_replace_a(void *arg)
 	return aa_policy_replace(policy, hp->alt_blob);
 }
 
+/*
+ * Not owned: the ends' files given to another user once bound, by the
+ * test itself, at the peer's event (@arg: the paths).
+ */
+static int hist_give_paths(void *arg)
+{
+	char (*path)[PATH_MAX] = arg;
+	int i;
+
+	for (i = 0; i < 2; i++)
+		if (chown(path[i], HIST_OTHER_UID, -1) && errno != ENOENT)
+			return -errno;
+	return 0;
+}
+
+/* The task's profile in world @w: U, U2 or their stack, in its text. */
+static const char *hist_task_label(const struct hist_profs *hp,
+				   const struct hist_case *hc, int w,
+				   char *buf, size_t len)
+{
+	const char *const *u = hp->u[hc->w[w].kind];
+	const char *a = u[hc->user], *b = u[hc->user2];
+
+	if (!hc->w[w].both)
+		return u[hist_world_user(hc, w)];
+	/* The kernel orders a stack's profiles by name. */
+	snprintf(buf, len, "%s//&%s", strcmp(a, b) < 0 ? a : b,
+		 strcmp(a, b) < 0 ? b : a);
+	return buf;
+}
+
 /* Runs world @w of @hc; 0 with @out filled, or -errno. */
 static int hist_run(const struct hist_profs *hp, const struct hist_case *hc,
 		    int w, struct outcome *out)
 {
 	char names[2][NAME_MAX_LEN], path[2][PATH_MAX], x[PATH_MAX];
+	char both[2 * NAME_MAX_LEN + 4];
 	unsigned int ui = hist_world_user(hc, w);
-	bool eq = hc->w[w].equiv;
-	const char *u = eq ? hp->ueq[ui] : hp->u[ui];
-	const char *stack = eq ? hp->stack_eq[ui] : hp->stack[ui];
+	const char *u = hist_task_label(hp, hc, w, both, sizeof(both));
+	const char *stack = hp->stack[hc->w[w].kind][ui];
 	struct handoff h = {
 		.how = hc->w[w].how,
 		.shape = hc->shape,
 		.type = hc->type,
 		.path = { path[0], path[1] },
-		.creator = !hc->w[w].made_there ? hp->a :
+		.creator = hc->unconfined ? NULL :
+			   !hc->w[w].made_there ? hp->a :
 			   hc->w[w].onto == ONTO_PROFILE ? u : stack,
 		.user = u,
 		.onto = hc->w[w].onto,
+		.complain = hc->w[w].kind == UK_COMPLAIN,
 		.label = hc->w[w].onto == ONTO_PROFILE ? NULL : stack,
 		.exec_path = hc->w[w].onto == ONTO_RULE ? x : NULL,
 		.op = hc->op,
@@ -279,9 +328,9 @@ static int hist_run(const struct hist_profs *hp, const struct hist_case *hc,
 		.peer = hc->peer,
 		.peer_after = hc->w[w].peer_after,
 		.peer_warm = hc->peer_warm,
-		.peer_label = hp->u[hc->peer_user],
-		.replace = hist_replace_a,
-		.arg = (void *)hp,
+		.peer_label = hp->u[UK_PLAIN][hc->peer_user],
+		.replace = hc->not_owned ? hist_give_paths : hist_replace_a,
+		.arg = hc->not_owned ? (void *)path : (void *)hp,
 	};
 	int i, ret;
 
@@ -301,7 +350,7 @@ static int hist_run(const struct hist_profs *hp, const struct hist_case *hc,
 	for (i = 0; i < 2; i++)
 		unlink(path[i]);
 	/* The next world starts from A's own text, as this one did. */
-	if (hc->peer == HPEER_REPLACE) {
+	if (hc->peer == HPEER_REPLACE && !hc->not_owned) {
 		i = aa_policy_replace(policy, hp->a_blob);
 		if (!ret)
 			ret = i;
@@ -333,16 +382,26 @@ static void hist_mark_main(void *arg)
 }
 
 /*
- * A refusal of the operation by its task (@arg: " pid=N "): of a file
- * operation by aa_file_perm() (a file or a socket's revalidation), or of
- * a socket's by its hooks, which a write() or read() also meets.  Not of
- * the route's own checks (exec, SCM_RIGHTS), in which the same task may
+ * A refusal of the operation by its task (@arg: " pid=N "), or in
+ * complain mode what it was allowed: of a file operation by
+ * aa_file_perm() (a file or a socket's revalidation), or of a socket's
+ * by its hooks, which a write() or read() also meets.  Not of the
+ * route's own checks (exec, SCM_RIGHTS), in which the same task may
  * refuse other descriptors.
  */
 struct hist_refusal {
 	const char *pid_kv;
-	struct hist_got *got;	/* its profile: the first record's */
+	const char *verdict;	/* apparmor="DENIED" or "ALLOWED" */
+	struct hist_got *got;	/* the first record's fields */
 };
+
+/* @rec's @key, or "-" if it has none. */
+static void hist_field(const char *rec, const char *key, char *val,
+		       size_t len)
+{
+	if (!audit_field(rec, key, val, len))
+		snprintf(val, len, "-");
+}
 
 static bool hist_refusal(const char *rec, void *arg)
 {
@@ -350,45 +409,60 @@ static bool hist_refusal(const char *rec, void *arg)
 		"file_perm", "file_lock", "sendmsg", "recvmsg",
 	};
 	struct hist_refusal *r = arg;
-	char op[32];
+	struct hist_got *g = r->got;
+	char op[32], req[16], den[16];
 	size_t i;
 
-	if (!strstr(rec, "apparmor=\"DENIED\"") || !strstr(rec, r->pid_kv) ||
+	if (!strstr(rec, r->verdict) || !strstr(rec, r->pid_kv) ||
 	    !audit_field(rec, "operation", op, sizeof(op)))
 		return false;
-	for (i = 0; i < ARRAY_SIZE(ops); i++) {
-		if (strcmp(op, ops[i]))
-			continue;
-		if (!r->got->profile[0] &&
-		    !audit_field(rec, "profile", r->got->profile,
-				 sizeof(r->got->profile)))
-			snprintf(r->got->profile, sizeof(r->got->profile),
-				 "(none)");
-		return true;
-	}
-	return false;
+	for (i = 0; i < ARRAY_SIZE(ops) && strcmp(op, ops[i]); i++)
+		;
+	if (i == ARRAY_SIZE(ops) || g->profile[0])
+		return i < ARRAY_SIZE(ops);
+	hist_field(rec, "profile", g->profile, sizeof(g->profile));
+	snprintf(g->op, sizeof(g->op), "%s", op);
+	/* A file's masks, or a socket's. */
+	if (!audit_field(rec, "requested_mask", req, sizeof(req)))
+		hist_field(rec, "requested", req, sizeof(req));
+	if (!audit_field(rec, "denied_mask", den, sizeof(den)))
+		hist_field(rec, "denied", den, sizeof(den));
+	snprintf(g->masks, sizeof(g->masks), "requested %s denied %s", req,
+		 den);
+	hist_field(rec, "peer", g->peer, sizeof(g->peer));
+	return true;
 }
 
 /*
  * 1 if the task's refusal of its operation (in @g) was audited, its
- * profile then in @g, 0 if not or if it was not refused there, -errno if
- * the mark did not come.
+ * record's fields then in @g, 0 if not or if it was not refused there,
+ * -errno if the mark did not come.  @complain: whether what it was
+ * allowed was audited (as ALLOWED) instead.
  */
-static int hist_audited(const struct hist_profs *hp, struct hist_got *g)
+static int hist_audited(const struct hist_profs *hp, struct hist_got *g,
+			bool complain)
 {
 	const struct outcome *o = &g->o;
-	struct hist_refusal r = { .got = g };
+	struct hist_refusal r = {
+		.got = g,
+		.verdict = complain ? "apparmor=\"ALLOWED\"" :
+				      "apparmor=\"DENIED\"",
+	};
 	char pid_kv[32], mark_kv[32];
 	const char *const mark[] = { "apparmor=\"DENIED\"",
 				     "operation=\"create\"", mark_kv, NULL };
 	struct outcome m = { .step = STEP_DONE };
+	bool refused = o->err == EACCES || o->err == EPERM;
 	pid_t pid;
 	int n;
 
-	if (hp->afd < 0 || (o->err != EACCES && o->err != EPERM) ||
-	    (o->step != STEP_OP && o->step != STEP_RETRY))
+	g->profile[0] = '\0';
+	if (hp->afd < 0 || (!complain && !refused) ||
+	    (o->step != STEP_OP && o->step != STEP_RETRY &&
+	     (!complain || o->step != STEP_DONE)))
 		return 0;
-	pid = spawn(hist_mark_main, (void *)hp->u[hist_user(U_NO_UNIX, F_R)]);
+	pid = spawn(hist_mark_main,
+		    (void *)hp->u[UK_PLAIN][hist_user(U_NO_UNIX, F_R)]);
 	if (pid < 0)
 		return pid;
 	reap(&m, pid);
@@ -399,10 +473,20 @@ static int hist_audited(const struct hist_profs *hp, struct hist_got *g)
 	return n > 0 ? 1 : n;
 }
 
-static bool hist_same(const struct hist_got *a, const struct hist_got *b)
+/*
+ * Whether two worlds ended alike; @record, whether their records must
+ * also agree in operation, masks and peer: where one route and one
+ * label meet the operation, the same hook refuses the same request.
+ */
+static bool hist_same(const struct hist_got *a, const struct hist_got *b,
+		      bool record)
 {
-	return outcome_eq(&a->o, &b->o) && a->audited == b->audited &&
-	       !strcmp(a->profile, b->profile);
+	if (!outcome_eq(&a->o, &b->o) || a->audited != b->audited ||
+	    a->by_u != b->by_u || (!a->by_u && strcmp(a->profile, b->profile)))
+		return false;
+	return !record || !a->audited ||
+	       (!strcmp(a->op, b->op) && !strcmp(a->masks, b->masks) &&
+		!strcmp(a->peer, b->peer));
 }
 
 static const char *hist_got_str(const struct hist_got *g, char *buf,
@@ -411,8 +495,9 @@ static const char *hist_got_str(const struct hist_got *g, char *buf,
 	char o[128];
 
 	if (g->audited)
-		snprintf(buf, len, "%s, audited by %s",
-			 outcome_str(&g->o, o, sizeof(o)), g->profile);
+		snprintf(buf, len, "%s, audited by %s (%s, %s, peer %s)",
+			 outcome_str(&g->o, o, sizeof(o)), g->profile, g->op,
+			 g->masks, g->peer);
 	else
 		snprintf(buf, len, "%s%s", outcome_str(&g->o, o, sizeof(o)),
 			 g->o.err ? ", not audited" : "");
@@ -463,6 +548,39 @@ static enum hist_verdict hist_alike(const struct outcome *o)
 }
 
 /*
+ * Whether a relation's worlds take one route to the task's operation
+ * (those of its relations that differ in history before it, or in the
+ * text of the policy): then the route's checks and the operation's
+ * record are compared too.
+ */
+static bool hist_one_route(enum hist_rel rel)
+{
+	return rel == REL_PRIOR_USE || rel == REL_EQUIV || rel == REL_OWNER;
+}
+
+/* Runs world @w of @hc into @g, and reads its record: 0, or -errno. */
+static int hist_world_got(const struct hist_profs *hp,
+			  const struct hist_case *hc, int w,
+			  struct hist_got *g)
+{
+	char both[2 * NAME_MAX_LEN + 4];
+	int ret;
+
+	*g = (struct hist_got){ };
+	ret = hist_run(hp, hc, w, &g->o);
+	if (ret)
+		return ret;
+	g->audited = hist_audited(hp, g, hc->w[w].kind == UK_COMPLAIN);
+	if (g->audited < 0)
+		return g->audited;
+	/* U in another text refusing where U would is the same outcome. */
+	g->by_u = g->audited &&
+		  !strcmp(g->profile,
+			  hist_task_label(hp, hc, w, both, sizeof(both)));
+	return 0;
+}
+
+/*
  * Runs every world: 1 if two differ, 0 if not (or, but for prior use,
  * where a world was not delivered the end), -errno if a run could not
  * be set up or its audit records not read.  On a difference @hc and @got
@@ -480,28 +598,19 @@ static int hist_differ(const struct hist_profs *hp, struct hist_case *hc,
 	v = v ?: &none;
 	*v = HV_NOT_RUN;
 	for (i = 0; i < hc->worlds; i++) {
-		ret = hist_run(hp, hc, i, &got[i].o);
+		ret = hist_world_got(hp, hc, i, &got[i]);
 		if (ret)
 			return ret;
-		got[i].profile[0] = '\0';
-		got[i].audited = hist_audited(hp, &got[i]);
-		if (got[i].audited < 0)
-			return got[i].audited;
-		/* U' refusing where U would is the same outcome. */
-		if (hc->w[i].equiv &&
-		    !strcmp(got[i].profile, hp->ueq[hc->user]))
-			snprintf(got[i].profile, sizeof(got[i].profile), "%s",
-				 hp->u[hc->user]);
 	}
 	*v = HV_EXCLUDED;
 	for (i = 0; i < hc->worlds; i++) {
 		for (j = i + 1; j < hc->worlds; j++) {
 			/* Delivery is compared where the route is the same. */
-			if (rel != REL_PRIOR_USE && rel != REL_EQUIV &&
+			if (!hist_one_route(rel) &&
 			    (hist_not_delivered(&got[i].o) ||
 			     hist_not_delivered(&got[j].o)))
 				continue;
-			if (hist_same(&got[i], &got[j])) {
+			if (hist_same(&got[i], &got[j], hist_one_route(rel))) {
 				*v = hist_alike(&got[i].o);
 				continue;
 			}
@@ -645,7 +754,7 @@ static void hist_fail(struct ctx *c, const struct hist_case *hc,
 		      const struct hist_got got[2], const char *how)
 {
 	struct __test_metadata *_metadata = c->metadata;
-	char w0[512], w1[512], o0[256], o1[256];
+	char w0[512], w1[512], o0[512], o1[512];
 
 	hist_world_str(hc, c->v->abi, 0, w0, sizeof(w0));
 	hist_world_str(hc, c->v->abi, 1, w1, sizeof(w1));
@@ -663,7 +772,7 @@ static enum hist_verdict hist_case(struct ctx *c, u64 seed, int n,
 	struct __test_metadata *_metadata = c->metadata;
 	const struct hist_profs *hp = ((struct hist_arg *)arg)->hp;
 	enum hist_rel rel = ((struct hist_arg *)arg)->rel;
-	char o0[256];
+	char o0[512];
 	struct hist_got got[HIST_WORLDS];
 	enum hist_verdict v;
 	struct hist_case hc;
@@ -704,8 +813,8 @@ static enum hist_verdict hist_case(struct ctx *c, u64 seed, int n,
 	return HV_DIFFER;
 }
 
-/* wider_user's judge: unix_history_policies.c. */
-static hist_case_fn hist_wider_case;
+/* The judges of relations that are not equality: unix_history_policies.c. */
+static hist_case_fn hist_wider_case, hist_rel_case;
 
 static void check_hist(struct ctx *c, enum hist_rel rel)
 {
@@ -723,7 +832,9 @@ static void check_hist(struct ctx *c, enum hist_rel rel)
 	hist_loop(c, hist_rel_name[rel],
 		  rel == REL_ROUTE ? HISTORY_ROUTE_MS :
 		  rel == REL_PRIOR_USE ? HISTORY_PRIOR_USE_MS : HISTORY_MS,
-		  rel == REL_WIDER ? hist_wider_case : hist_case, &arg);
+		  rel == REL_WIDER ? hist_wider_case :
+		  rel == REL_COMPLAIN || rel == REL_CONJ ? hist_rel_case :
+							   hist_case, &arg);
 	close(hp.afd);
 }
 

@@ -1,12 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Mutation testing of the AF_UNIX test programs against
-# security/apparmor/af_unix.c
+# Mutation testing of the AF_UNIX test programs against AppArmor's
+# security/apparmor/af_unix.c, or another file of it
 # (CI only, not in .ci/run: about a minute per mutant).
 #
-#   .ci/mutate.sh [-n N | -s LIST] [-o OUT] [-b BUILD_DIR] [-K DIR]
-#                 [-t SECONDS] KSRC
+#   .ci/mutate.sh [-n N | -s LIST] [-f FILE] [-F REGEX] [-l] [-o OUT]
+#                 [-b BUILD_DIR] [-K DIR] [-t SECONDS] KSRC
 #
 # Generates the single-point mutants of KSRC/security/apparmor/af_unix.c
 # (.ci/mutants/af_unix_mutants.py: a return forced to 0, a condition
@@ -23,6 +23,14 @@
 #
 #   -n N          only the first N mutants
 #   -s LIST       only these ids, comma separated (e.g. 3,17,42)
+#   -f FILE       mutate security/apparmor/FILE instead (file.c, lsm.c,
+#                 label.c: the same operators, in its functions that
+#                 return an int or a DFA state)
+#   -F REGEX      only the mutants in functions whose name matches REGEX
+#                 (grep -E), before -n or -s
+#   -l            the random lane alone (aa_unix_mediation -f history, its
+#                 default budget): what it kills without a row written
+#                 for the bug
 #   -o OUT        keep logs, mutants, index.tsv and table.txt in OUT
 #                 (default: a new /tmp/mutate.XXXXXX, kept)
 #   -b BUILD_DIR  build_kernel.sh work directory (default:
@@ -61,10 +69,16 @@ OUT=""
 BUILD=$VMTEST_CACHE/mutate
 TESTKSRC=""
 TIMEOUT=300
-while getopts "hn:s:o:b:K:t:" opt; do
+FILE=af_unix.c
+FUNCS=""
+LANE=()
+while getopts "hn:s:f:F:lo:b:K:t:" opt; do
 	case $opt in
 	n) FIRST=$OPTARG ;;
 	s) SELECT=$OPTARG ;;
+	f) FILE=$OPTARG ;;
+	F) FUNCS=$OPTARG ;;
+	l) LANE=(-f history) ;;
 	o) OUT=$OPTARG ;;
 	b) BUILD=$OPTARG ;;
 	K) TESTKSRC=$OPTARG ;;
@@ -78,9 +92,10 @@ shift $((OPTIND - 1))
 [[ $FIRST =~ ^[0-9]+$ && $TIMEOUT =~ ^[1-9][0-9]*$ ]] || usage 2 >&2
 [[ -z $SELECT || $SELECT =~ ^[0-9]+(,[0-9]+)*$ ]] || usage 2 >&2
 [[ -n $SELECT && $FIRST -ne 0 ]] && usage 2 >&2
+[[ $FILE =~ ^[a-z_]+\.c$ ]] || usage 2 >&2
 
 KSRC=$(realpath -e -- "$1") || exit 2
-SRCFILE=$KSRC/security/apparmor/af_unix.c
+SRCFILE=$KSRC/security/apparmor/$FILE
 [[ -f $SRCFILE ]] || { echo "mutate: no $SRCFILE" >&2; exit 2; }
 TESTKSRC=$(realpath -e -- "${TESTKSRC:-$KSRC}") || exit 2
 [[ -n $OUT ]] || OUT=$(mktemp -d /tmp/mutate.XXXXXX)
@@ -141,7 +156,7 @@ guest()
 	shift 2
 	t0=$(date +%s)
 	./vmtest.sh --timeout "$TIMEOUT" -k "$img" "$@" -- ./aa_unix_mediation \
-		>"$LOGS/$id.tap" 2>"$LOGS/$id.vmtest.log"
+		"${LANE[@]}" >"$LOGS/$id.tap" 2>"$LOGS/$id.vmtest.log"
 	rc=$?
 	echo $(($(date +%s) - t0)) >"$LOGS/$id.run.s"
 	return "$rc"
@@ -195,12 +210,14 @@ verdict()
 
 # Mutants.
 /usr/bin/python3 "$TOP/.ci/mutants/af_unix_mutants.py" -o "$OUT/mutants" \
-	"$SRCFILE" || { log "generating the mutants failed"; exit 1; }
+	--name "security/apparmor/$FILE" "$SRCFILE" ||
+	{ log "generating the mutants failed"; exit 1; }
 cp -- "$OUT/mutants/index.tsv" "$OUT/index.tsv"
 declare -A row=()
 ids=()
 while IFS=$'\t' read -r id line op orig mut func change; do
 	[[ $id == id ]] && continue
+	[[ -z $FUNCS ]] || grep -Eq -- "$FUNCS" <<<"$func" || continue
 	row[$id]="$line"$'\t'"$op"$'\t'"$func: $change"
 	: "$orig" "$mut"
 	ids+=("$id")
@@ -211,7 +228,7 @@ if [[ -n $SELECT ]]; then
 	IFS=, read -r -a want <<<"$SELECT"
 	for w in "${want[@]}"; do
 		w=$(printf '%03d' "$((10#$w))")
-		[[ -n ${row[$w]+x} ]] || { log "no mutant $w (1..$total)"; exit 2; }
+		[[ -n ${row[$w]+x} ]] || { log "no mutant $w of $FILE ${FUNCS:+in $FUNCS}"; exit 2; }
 		sel+=("$w")
 	done
 	ids=("${sel[@]}")
@@ -254,7 +271,7 @@ fi
 
 fmt='%-4s %5s  %-10s  %-64.64s  %-11s  %s\n'
 {
-	echo "# af_unix.c mutants, aa_unix_mediation; kernel $(grep '^version' \
+	echo "# $FILE mutants, aa_unix_mediation ${LANE[*]}; kernel $(grep '^version' \
 		"$(dirname "$img")/build-info")"
 	# shellcheck disable=SC2059 # the format is ours
 	printf "$fmt" id line operator change status "failed tests / how"

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
 #
-# Single-point mutants of security/apparmor/af_unix.c, for .ci/mutate.sh:
+# Single-point mutants of security/apparmor/af_unix.c (or, with --name,
+# another file of AppArmor's: file.c, lsm.c, label.c), for .ci/mutate.sh:
 # each one a unified diff (patch -p1, as build_kernel.sh -p takes it) that
 # changes one thing in one place of AppArmor's AF_UNIX permission code,
 # so that the AF_UNIX test programs can be measured by how many of them
