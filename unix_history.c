@@ -15,11 +15,12 @@
  *   the way legitimately differ.
  * - A read with nothing queued (test): two messages are queued before a read,
  *   whatever the world (unix_handoff.c).
- * - Comparing a route that revoked (exec) or dropped (SCM_RIGHTS) the
- *   end [carry]: that route performs its own check, asking read and write at
- *   once, where change_profile checks nothing, so only ends both routes
- *   delivered are compared (the lane's judge); likewise an end the task's
- *   label may not make (or queue a message on, for a read) is not
+ * - Comparing the operation of a route that revoked (exec) or dropped
+ *   (SCM_RIGHTS) the end with one that did not [carry]: that route
+ *   performs its own check, asking read and write at once, where
+ *   change_profile checks nothing; the lane's judge compares its delivery
+ *   instead, with the change_profile world's write and read.  An end the
+ *   task's label may not make (or queue a message on, for a read) is not
  *   compared with one made under A.
  * - An end made there used first [label]: its use would be under the task's
  *   label, not A's, so the end made under A is not used first either.

@@ -44,10 +44,15 @@
  * of stacking but for the label path); the grammar of U, the sockets and
  * what the generator avoids, a sentence each, are in unix_history.c.
  *
+ * A route that checks the end on its way (SCM_RIGHTS, an exec) is judged
+ * by its delivery: it delivers the end exactly where the change_profile
+ * world may write and read it, its use as opened ([carry]).
+ *
  * Each test tallies what its cases decided (allowed, refused, differed)
  * and what they did not (every world stopped alike before the operation;
- * no route compared delivered the end), and FAILs when fewer than half
- * decided or it never saw one of the two outcomes.
+ * no pair of worlds comparable, as an end made there and one the route
+ * did not deliver), and FAILs when fewer than half decided or it never
+ * saw one of the two outcomes.
  *
  * Every case prints its seed: AA_HISTORY_SEED=<seed> with
  * AA_HISTORY_CASES=1 runs that case again exactly.  A FAIL prints both
@@ -111,6 +116,7 @@ static void hist_budget_init(void)
 }
 
 struct hist_profs {
+	enum aa_abi abi;
 	const char *a;
 	/*
 	 * A's text compiled, and the text that means the same, for A's
@@ -139,6 +145,8 @@ struct hist_got {
 	char op[32];
 	char masks[64];
 	char peer[NAME_MAX_LEN];
+	/* For a route's delivery: the change_profile world's use as opened. */
+	char as_opened[128];
 };
 
 /* Where A's exec rule for U @u stacks it: a link to this program. */
@@ -225,6 +233,7 @@ static bool hist_names(struct ctx *c, struct hist_profs *hp)
 		if (hist_exec_rule(i))
 			prof_add(&a, "  %s pix -> &%s,\n", x, u_full);
 	}
+	hp->abi = c->v->abi;
 	hp->a = registered(c, &a);
 	for (k = 0; k < UK_COUNT; k++) {
 		for (i = 0; i < U_COUNT; i++) {
@@ -495,12 +504,14 @@ static const char *hist_got_str(const struct hist_got *g, char *buf,
 	char o[128];
 
 	if (g->audited)
-		snprintf(buf, len, "%s, audited by %s (%s, %s, peer %s)",
+		snprintf(buf, len, "%s, audited by %s (%s, %s, peer %s)%s%s",
 			 outcome_str(&g->o, o, sizeof(o)), g->profile, g->op,
-			 g->masks, g->peer);
+			 g->masks, g->peer, g->as_opened[0] ? "; " : "",
+			 g->as_opened);
 	else
-		snprintf(buf, len, "%s%s", outcome_str(&g->o, o, sizeof(o)),
-			 g->o.err ? ", not audited" : "");
+		snprintf(buf, len, "%s%s%s%s", outcome_str(&g->o, o, sizeof(o)),
+			 g->o.err ? ", not audited" : "",
+			 g->as_opened[0] ? "; " : "", g->as_opened);
 	return buf;
 }
 
@@ -517,6 +528,7 @@ enum hist_verdict {
 	HV_NOT_REACHED,	/* every world stopped before it, alike */
 	HV_EXCLUDED,	/* no two worlds comparable: a route delivered nothing */
 	HV_NOT_RUN,	/* a run could not be set up, or a world timed out */
+	HV_Q3,		/* decided as an open question has it */
 	HV_COUNT,
 };
 
@@ -525,8 +537,9 @@ static const char *const hv_name[HV_COUNT] = {
 	[HV_REFUSED] = "refused",
 	[HV_DIFFER] = "differed",
 	[HV_NOT_REACHED] = "stopped alike before the operation (not run)",
-	[HV_EXCLUDED] = "not delivered by any route compared (excluded)",
+	[HV_EXCLUDED] = "no two worlds comparable (excluded)",
 	[HV_NOT_RUN] = "could not be set up or timed out",
+	[HV_Q3] = "delivered as Q3 has it (OLD ABI, peer on a path: not revalidated)",
 };
 
 /*
@@ -581,6 +594,71 @@ static int hist_world_got(const struct hist_profs *hp,
 }
 
 /*
+ * Whether U may use end 0 as it was opened, reading and writing, in
+ * world @w: 1 or 0, with both outcomes in @g->as_opened, or -errno.
+ */
+static int hist_may_use(const struct hist_profs *hp,
+			const struct hist_case *hc, int w, struct hist_got *g)
+{
+	static const enum handoff_op ops[] = { HOP_WRITE, HOP_READ };
+	struct hist_case t = *hc;
+	struct outcome o[2];
+	char s[2][48];
+	int i, ret, may = 1;
+
+	for (i = 0; i < 2; i++) {
+		t.op = ops[i];
+		ret = hist_run(hp, &t, w, &o[i]);
+		if (ret)
+			return ret;
+		if (hist_timed_out(&o[i]))
+			return -ETIMEDOUT;
+		may &= o[i].step == STEP_DONE && !o[i].err && !o[i].fault;
+		outcome_str(&o[i], s[i], sizeof(s[i]));
+	}
+	snprintf(g->as_opened, sizeof(g->as_opened),
+		 "as opened: write %s, read %s", s[0], s[1]);
+	return may;
+}
+
+/*
+ * A route that checks the end on its way (SCM_RIGHTS, an exec) delivers
+ * it to U exactly when U may use it as it was opened, reading and
+ * writing ([carry]), as the same use in the change_profile world shows.
+ * For worlds @i and @j: 1 if a delivery contradicts that, 0 if one was
+ * refused on its way as it should be, or delivered as open question Q3
+ * of SEMANTICS has it (OLD ABI, the peer on a path: not revalidated;
+ * @v then says which), -errno if the change_profile world's use could
+ * not be run, 2 if there is nothing to judge (no such pair).
+ */
+static int hist_delivery(const struct hist_profs *hp,
+			 const struct hist_case *hc,
+			 struct hist_got got[HIST_WORLDS], unsigned int i,
+			 unsigned int j, enum hist_verdict *v)
+{
+	const struct hist_world *route = &hc->w[j];
+	bool delivered = got[j].o.fault != FAULT_NOT_INSTALLED;
+	int may;
+
+	if (hc->w[i].how != HANDOFF_CHANGE || hc->w[i].made_there ||
+	    (route->how != HANDOFF_EXEC && route->how != HANDOFF_PASS) ||
+	    hist_not_delivered(&got[i].o) ||
+	    (delivered && hist_not_delivered(&got[j].o)))
+		return 2;
+	may = hist_may_use(hp, hc, i, &got[i]);
+	if (!may && delivered && hp->abi == AA_ABI_OLD &&
+	    (hc->shape == HSHAPE_BOUND || hc->shape == HSHAPE_TO_BOUND)) {
+		*v = HV_Q3;
+		return 0;
+	}
+	if (may < 0 || may != delivered)
+		return may < 0 ? may : 1;
+	if (!delivered)
+		*v = HV_REFUSED;
+	return delivered ? 2 : 0;
+}
+
+/*
  * Runs every world: 1 if two differ, 0 if not (or, but for prior use,
  * where a world was not delivered the end), -errno if a run could not
  * be set up or its audit records not read.  On a difference @hc and @got
@@ -605,12 +683,16 @@ static int hist_differ(const struct hist_profs *hp, struct hist_case *hc,
 	*v = HV_EXCLUDED;
 	for (i = 0; i < hc->worlds; i++) {
 		for (j = i + 1; j < hc->worlds; j++) {
-			/* Delivery is compared where the route is the same. */
-			if (!hist_one_route(rel) &&
-			    (hist_not_delivered(&got[i].o) ||
-			     hist_not_delivered(&got[j].o)))
+			ret = hist_delivery(hp, hc, got, i, j, v);
+			if (ret < 0)
+				return ret;
+			/* Else delivery is compared where the route is the same. */
+			if (ret == 0 || (ret == 2 && !hist_one_route(rel) &&
+					 (hist_not_delivered(&got[i].o) ||
+					  hist_not_delivered(&got[j].o))))
 				continue;
-			if (hist_same(&got[i], &got[j], hist_one_route(rel))) {
+			if (ret == 2 &&
+			    hist_same(&got[i], &got[j], hist_one_route(rel))) {
 				*v = hist_alike(&got[i].o);
 				continue;
 			}
@@ -731,7 +813,10 @@ static void hist_loop(struct ctx *c, const char *rel, long ms,
 	ksft_print_msg("history %s: %d cases\n", rel, n);
 	for (v = 0; v < HV_COUNT; v++)
 		ksft_print_msg("history %s:   %d %s\n", rel, tally[v], hv_name[v]);
-	decided = tally[HV_ALLOWED] + tally[HV_REFUSED] + tally[HV_DIFFER];
+	decided = tally[HV_ALLOWED] + tally[HV_REFUSED] + tally[HV_DIFFER] +
+		  tally[HV_Q3];
+	if (tally[HV_Q3])
+		question_seen(_metadata, "Q3");
 	if (n < HIST_DECIDED_MIN)
 		return;
 	EXPECT_LE(n, 2 * decided) {

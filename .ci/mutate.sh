@@ -5,8 +5,8 @@
 # security/apparmor/af_unix.c, or another file of it
 # (CI only, not in .ci/run: about a minute per mutant).
 #
-#   .ci/mutate.sh [-n N | -s LIST] [-f FILE] [-F REGEX] [-l] [-o OUT]
-#                 [-b BUILD_DIR] [-K DIR] [-t SECONDS] KSRC
+#   .ci/mutate.sh [-n N | -s LIST] [-f FILE] [-F REGEX] [-l] [-p PATCH]...
+#                 [-o OUT] [-b BUILD_DIR] [-K DIR] [-t SECONDS] KSRC
 #
 # Generates the single-point mutants of KSRC/security/apparmor/af_unix.c
 # (.ci/mutants/af_unix_mutants.py: a return forced to 0, a condition
@@ -31,6 +31,10 @@
 #   -l            the random lane alone (aa_unix_mediation -f history, its
 #                 default budget): what it kills without a row written
 #                 for the bug
+#   -p PATCH      apply PATCH to the unmutated kernel and to every mutant
+#                 (repeatable; build_kernel.sh -p), e.g. .ci/stable,
+#                 .ci/fixes and .ci/patches, where the suite needs them to
+#                 pass (the lane does on 7.2)
 #   -o OUT        keep logs, mutants, index.tsv and table.txt in OUT
 #                 (default: a new /tmp/mutate.XXXXXX, kept)
 #   -b BUILD_DIR  build_kernel.sh work directory (default:
@@ -72,13 +76,15 @@ TIMEOUT=300
 FILE=af_unix.c
 FUNCS=""
 LANE=()
-while getopts "hn:s:f:F:lo:b:K:t:" opt; do
+BASE=()
+while getopts "hn:s:f:F:lp:o:b:K:t:" opt; do
 	case $opt in
 	n) FIRST=$OPTARG ;;
 	s) SELECT=$OPTARG ;;
 	f) FILE=$OPTARG ;;
 	F) FUNCS=$OPTARG ;;
 	l) LANE=(-f history) ;;
+	p) BASE+=(-p "$(realpath -e -- "$OPTARG")") || exit 2 ;;
 	o) OUT=$OPTARG ;;
 	b) BUILD=$OPTARG ;;
 	K) TESTKSRC=$OPTARG ;;
@@ -125,9 +131,9 @@ trap 'exit 130' INT TERM
 # (the image on its last line), ID.build.rc its exit status.
 build()
 {
-	local id=$1 args=()
+	local id=$1 args=("${BASE[@]}")
 
-	[[ $# -gt 1 ]] && args=(-p "$2")
+	[[ $# -gt 1 ]] && args+=(-p "$2")
 	# shellcheck disable=SC2016 # expanded by that bash
 	LOG=$LOGS/$id setsid -w bash -c 't0=$(date +%s)
 		nice -n 10 ./build_kernel.sh "$@" >"$LOG.build.log" 2>&1
@@ -208,7 +214,17 @@ verdict()
 	esac
 }
 
-# Mutants.
+# Mutants, of the file as the -p patches leave it.
+if [[ ${#BASE[@]} -gt 0 ]]; then
+	rm -rf -- "$OUT/src" && mkdir -p -- "$OUT/src/security" &&
+		cp -r -- "$KSRC/security/apparmor" "$OUT/src/security/" || exit 1
+	for ((i = 1; i < ${#BASE[@]}; i += 2)); do
+		patch -d "$OUT/src" -p1 --batch --forward --quiet \
+			<"${BASE[i]}" ||
+			{ log "${BASE[i]} does not apply to security/apparmor"; exit 1; }
+	done
+	SRCFILE=$OUT/src/security/apparmor/$FILE
+fi
 /usr/bin/python3 "$TOP/.ci/mutants/af_unix_mutants.py" -o "$OUT/mutants" \
 	--name "security/apparmor/$FILE" "$SRCFILE" ||
 	{ log "generating the mutants failed"; exit 1; }
