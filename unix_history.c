@@ -144,13 +144,19 @@ const unsigned int hist_warm_ops[HIST_WARM_OPS] = {
 
 /*
  * The operations that reach what a socket keeps: aa_file_perm()'s
- * revalidation (sendmsg() and recvmsg() skip it; a peer's datagrams are
- * peer_replaced's).
+ * revalidation, by read() and write(), readv() and writev(), splice(),
+ * flock() and io_uring's READ and WRITE, the last two only where the
+ * kernel has io_uring (sendmsg() and recvmsg() skip it; a peer's
+ * datagrams are peer_replaced's).
  */
 static const enum handoff_op hist_ops[] = {
 	HOP_WRITE, HOP_READ, HOP_FLOCK_SH, HOP_FLOCK_EX, HOP_SENDMSG,
-	HOP_RECVMSG,
+	HOP_RECVMSG, HOP_WRITEV, HOP_READV, HOP_SPLICE_TO, HOP_SPLICE_FROM,
+	HOP_URING_WRITE, HOP_URING_READ,
 };
+
+/* Set once by the lane: whether io_uring's ops can be drawn. */
+bool hist_have_uring;
 
 static const enum handoff_shape hist_shapes[] = {
 	HSHAPE_PAIR, HSHAPE_BOUND, HSHAPE_TO_BOUND, HSHAPE_FROM_BOUND,
@@ -267,7 +273,8 @@ void hist_gen(struct hist_case *hc, u64 seed, enum hist_rel rel)
 	/* Only its peer abstract: see the header. */
 	if (hc->shape == HSHAPE_ABSTRACT && hc->type == SOCK_DGRAM)
 		hc->shape = HSHAPE_FROM_BOUND;
-	hc->op = hist_ops[hist_pick(&s, ARRAY_SIZE(hist_ops))];
+	hc->op = hist_ops[hist_pick(&s, ARRAY_SIZE(hist_ops) -
+				    (hist_have_uring ? 0 : 2))];
 	hc->user = hist_pick(&s, U_COUNT);
 	for (i = 0; i < ARRAY_SIZE(hist_warm_ops); i++)
 		if (hist_pick(&s, 2))

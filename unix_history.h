@@ -152,6 +152,12 @@ struct hist_case {
 #define HIST_WARM_OPS 4
 extern const unsigned int hist_warm_ops[HIST_WARM_OPS];
 
+/*
+ * Whether the kernel and this build have io_uring: its ops are drawn
+ * only then (a seed replays on a machine alike).
+ */
+extern bool hist_have_uring;
+
 /* splitmix64: every case's draws come from its own seed. */
 u64 hist_next(u64 *s);
 unsigned int hist_pick(u64 *s, unsigned int n);

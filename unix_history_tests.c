@@ -970,8 +970,10 @@ static void run_hist(struct __test_metadata *_metadata, enum aa_abi abi,
 	if (env.enabled && !env.have_v9_unix)
 		SKIP(return, "%s",
 		     "kernel without AppArmor network_v9/af_unix (6.17+): the labels these histories keep are not kept");
-	if (!hist_budget.init)
+	if (!hist_budget.init) {
 		hist_budget_init();
+		hist_have_uring = !handoff_uring_probe();
+	}
 	run_abi(_metadata, abi, fn);
 }
 
