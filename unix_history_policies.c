@@ -11,11 +11,14 @@
  * those name the pool's U alone, and run by unix_history_tests.c.
  *
  * - equivalent_user: under U, or under U', which has U's rules written
- *   twice, a rule that grants nothing U's task asks (a deny of a write
- *   outside the run directory) and another name.  None of that decides
- *   anything ([perm]), so U' decides as U: the same errno, refused where
- *   U is and audited by U' where U is by U, and a route that drops or
- *   revokes the end for one drops it for the other.
+ *   twice, rules that grant nothing U's task asks (a deny of a write
+ *   outside the run directory; in the NEW ABI every unix operation with
+ *   a peer label, and from an address, that no socket of the lane has)
+ *   and another name.  None of that decides anything ([perm], [peer]),
+ *   so U' decides as U: the same errno, refused where U is and audited
+ *   by U' where U is by U, record for record, and a route that drops or
+ *   revokes the end for one drops it for the other.  A rule matched too
+ *   widely shows here.
  * - wider_user: under U, or under U widened (every unix operation, or
  *   rwk file rules on the run directory).  An allow rule added never
  *   refuses what was allowed ([perm], [file]): what U may do, the wider

@@ -188,6 +188,10 @@ static const char *hist_user_reg(struct ctx *c, const struct prof *a,
 	prof_add(&u, "  /proc/*/attr/{apparmor/,}current w,\n");
 	if (eq)
 		prof_add(&u, "  deny /%s_never w,\n", short_name);
+	/* And rules for a peer and an address no socket of the lane has. */
+	if (eq && c->v->abi == AA_ABI_NEW)
+		prof_add(&u, "  unix peer=(label=%s_nobody),\n"
+			 "  unix addr=@%s_nowhere,\n", short_name, short_name);
 	name = registered(c, &u);
 	if (name && kind == UK_COMPLAIN && c->collect &&
 	    aa_policy_complain(policy, name))
