@@ -5,7 +5,9 @@
  * pair is a socketpair, or has both ends on paths or on abstract names,
  * or one on a path and its peer on an abstract name, or one not bound
  * and its peer on a path, of a random type; the operation is a random
- * file or socket operation.
+ * file or socket operation.  A sixth of the cases, end 0 is a listener
+ * instead, on a path or an abstract name, end 1's connection waiting on
+ * it: the operation is then accept() or a lock.
  *
  * What the generator avoids, a sentence each, with the clause of
  * SEMANTICS that makes two worlds legitimately differ, or "(test)" where
@@ -30,6 +32,10 @@
  * - A creator refused its own warm-up (test): A allows every unix operation.
  * - The peer reading before the task's op (test): it would take what the task
  *   reads, so the peer only writes and locks.
+ * - A listener's peer event (test): end 1 waits to be accepted, so
+ *   peer_side has no listener.
+ * - A listener's reads and writes (test): it has no data, so it is used
+ *   by a lock alone, before the operation and at it (or accept()).
  * - The errno's step for a peer [send]: a connected dgram socket sends where a
  *   new one connects first, so only the errno is compared.
  * - A dgram pair with both ends on abstract names, its ends joined by
@@ -256,6 +262,32 @@ static void hist_gen_policies(struct hist_case *hc, u64 *s,
 	}
 }
 
+/*
+ * A listener for end 0, end 1's connection waiting on it, where the
+ * case was drawn for a pair: the operation accept() or a lock, and any
+ * use before it a lock (a listener has no data to read or write).
+ */
+static void hist_listener(struct hist_case *hc, u64 *s, enum hist_rel rel)
+{
+	static const enum handoff_op ops[] = {
+		HOP_ACCEPT, HOP_FLOCK_SH, HOP_FLOCK_EX,
+	};
+	const unsigned int locks = HANDOFF_WARM(HOP_FLOCK_SH) |
+				   HANDOFF_WARM(HOP_FLOCK_EX);
+	unsigned int i;
+
+	/* Owner rules decide on paths. */
+	hc->shape = rel == REL_OWNER || hist_pick(s, 2) ?
+		    HSHAPE_LISTENER : HSHAPE_ABSTRACT_LISTENER;
+	if (hc->type == SOCK_DGRAM)
+		hc->type = SOCK_STREAM;
+	hc->op = ops[hist_pick(s, ARRAY_SIZE(ops))];
+	for (i = 0; i < hc->worlds; i++)
+		hc->w[i].warm &= locks;
+	if (rel == REL_PRIOR_USE && !hc->w[1].warm)
+		hc->w[1].warm = HANDOFF_WARM(HOP_FLOCK_SH);
+}
+
 void hist_gen(struct hist_case *hc, u64 seed, enum hist_rel rel)
 {
 	static const enum handoff_how moved[] = {
@@ -342,6 +374,9 @@ void hist_gen(struct hist_case *hc, u64 seed, enum hist_rel rel)
 		hist_gen_policies(hc, &s, rel, warm);
 		break;
 	}
+	/* A sixth of the cases, but for the peer's events (see the header). */
+	if (rel != REL_PEER_SIDE && !hist_pick(&s, 6))
+		hist_listener(hc, &s, rel);
 }
 
 unsigned int hist_world_user(const struct hist_case *hc, int w)

@@ -533,6 +533,7 @@ enum hist_verdict {
 	HV_EXCLUDED,	/* no two worlds comparable: a route delivered nothing */
 	HV_NOT_RUN,	/* a run could not be set up, or a world timed out */
 	HV_Q3,		/* decided as an open question has it */
+	HV_Q5,
 	HV_COUNT,
 };
 
@@ -544,6 +545,7 @@ static const char *const hv_name[HV_COUNT] = {
 	[HV_EXCLUDED] = "no two worlds comparable (excluded)",
 	[HV_NOT_RUN] = "could not be set up or timed out",
 	[HV_Q3] = "delivered as Q3 has it (OLD ABI, peer on a path: not revalidated)",
+	[HV_Q5] = "accepted by U' as Q5 has it (a peer=(label=) rule grants accept)",
 };
 
 /*
@@ -644,7 +646,9 @@ static int hist_delivery(const struct hist_profs *hp,
 	bool delivered = got[j].o.fault != FAULT_NOT_INSTALLED;
 	int may;
 
-	if (hc->w[i].how != HANDOFF_CHANGE || hc->w[i].made_there ||
+	/* A listener's use is accept(), not reading and writing. */
+	if (handoff_shape_listens(hc->shape) ||
+	    hc->w[i].how != HANDOFF_CHANGE || hc->w[i].made_there ||
 	    (route->how != HANDOFF_EXEC && route->how != HANDOFF_PASS) ||
 	    hist_not_delivered(&got[i].o) ||
 	    (delivered && hist_not_delivered(&got[j].o)))
@@ -660,6 +664,21 @@ static int hist_delivery(const struct hist_profs *hp,
 	if (!delivered)
 		*v = HV_REFUSED;
 	return delivered ? 2 : 0;
+}
+
+/*
+ * Whether worlds @a (U) and @b (U') differ as open question Q5 of
+ * SEMANTICS has it: U' has a rule for a peer label no task has, and the
+ * kernel asks accept of the listener's own address alone, where that
+ * rule's accept is found, so U' accepts what U may not.
+ */
+static bool hist_q5(const struct hist_profs *hp, const struct hist_case *hc,
+		    const struct hist_got *a, const struct hist_got *b)
+{
+	return hp->abi == AA_ABI_NEW && hc->op == HOP_ACCEPT &&
+	       !hc->w[0].kind && hc->w[1].kind == UK_EQUIV &&
+	       a->o.step == STEP_OP && a->o.err == EACCES &&
+	       b->o.err != EACCES && b->o.err != EPERM;
 }
 
 /*
@@ -698,6 +717,10 @@ static int hist_differ(const struct hist_profs *hp, struct hist_case *hc,
 			if (ret == 2 &&
 			    hist_same(&got[i], &got[j], hist_one_route(rel))) {
 				*v = hist_alike(&got[i].o);
+				continue;
+			}
+			if (hist_q5(hp, hc, &got[i], &got[j])) {
+				*v = HV_Q5;
 				continue;
 			}
 			hc->w[0] = hc->w[i];
@@ -818,9 +841,11 @@ static void hist_loop(struct ctx *c, const char *rel, long ms,
 	for (v = 0; v < HV_COUNT; v++)
 		ksft_print_msg("history %s:   %d %s\n", rel, tally[v], hv_name[v]);
 	decided = tally[HV_ALLOWED] + tally[HV_REFUSED] + tally[HV_DIFFER] +
-		  tally[HV_Q3];
+		  tally[HV_Q3] + tally[HV_Q5];
 	if (tally[HV_Q3])
 		question_seen(_metadata, "Q3");
+	if (tally[HV_Q5])
+		question_seen(_metadata, "Q5");
 	if (n < HIST_DECIDED_MIN)
 		return;
 	EXPECT_LE(n, 2 * decided) {
