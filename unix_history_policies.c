@@ -49,31 +49,6 @@
  * pool, and the pools' rules differ between them).
  */
 
-static void check_hist_equiv(struct ctx *c)
-{
-	check_hist(c, REL_EQUIV);
-}
-
-static void check_hist_wider(struct ctx *c)
-{
-	check_hist(c, REL_WIDER);
-}
-
-static void check_hist_complain(struct ctx *c)
-{
-	check_hist(c, REL_COMPLAIN);
-}
-
-static void check_hist_conj(struct ctx *c)
-{
-	check_hist(c, REL_CONJ);
-}
-
-static void check_hist_owner(struct ctx *c)
-{
-	check_hist(c, REL_OWNER);
-}
-
 /* Whether the task did what the case asks: delivered and allowed. */
 static bool hist_did(const struct outcome *o)
 {
@@ -249,27 +224,12 @@ static enum hist_verdict hist_wider_case(struct ctx *c, u64 seed, int n,
 	return v;
 }
 
-TEST_F_TIMEOUT(history, equivalent_user, HISTORY_TIMEOUT)
-{
-	run_hist(_metadata, variant->abi, check_hist_equiv);
-}
+HIST_TEST(equivalent_user, REL_EQUIV)
 
-TEST_F_TIMEOUT(history, wider_user, HISTORY_TIMEOUT)
-{
-	run_hist(_metadata, variant->abi, check_hist_wider);
-}
+HIST_TEST(wider_user, REL_WIDER)
 
-TEST_F_TIMEOUT(history, complain_user, HISTORY_TIMEOUT)
-{
-	run_hist(_metadata, variant->abi, check_hist_complain);
-}
+HIST_TEST(complain_user, REL_COMPLAIN)
 
-TEST_F_TIMEOUT(history, stacked_users, HISTORY_TIMEOUT)
-{
-	run_hist(_metadata, variant->abi, check_hist_conj);
-}
+HIST_TEST(stacked_users, REL_CONJ)
 
-TEST_F_TIMEOUT(history, owner_user, HISTORY_TIMEOUT)
-{
-	run_hist(_metadata, variant->abi, check_hist_owner);
-}
+HIST_TEST(owner_user, REL_OWNER)

@@ -953,26 +953,6 @@ static void check_hist(struct ctx *c, enum hist_rel rel)
 	close(hp.afd);
 }
 
-static void check_hist_prior_use(struct ctx *c)
-{
-	check_hist(c, REL_PRIOR_USE);
-}
-
-static void check_hist_route(struct ctx *c)
-{
-	check_hist(c, REL_ROUTE);
-}
-
-static void check_hist_label_path(struct ctx *c)
-{
-	check_hist(c, REL_LABEL_PATH);
-}
-
-static void check_hist_peer_side(struct ctx *c)
-{
-	check_hist(c, REL_PEER_SIDE);
-}
-
 /* clang-format off */
 FIXTURE(history) {};
 
@@ -1007,25 +987,24 @@ static void run_hist(struct __test_metadata *_metadata, enum aa_abi abi,
 	run_abi(_metadata, abi, fn);
 }
 
-TEST_F_TIMEOUT(history, prior_use, HISTORY_TIMEOUT)
-{
-	run_hist(_metadata, variant->abi, check_hist_prior_use);
-}
+/* A relation's test, in each ABI: its check is check_hist()'s. */
+#define HIST_TEST(name, rel)						\
+	static void check_hist_##name(struct ctx *c)			\
+	{								\
+		check_hist(c, rel);					\
+	}								\
+	TEST_F_TIMEOUT(history, name, HISTORY_TIMEOUT)			\
+	{								\
+		run_hist(_metadata, variant->abi, check_hist_##name);	\
+	}
 
-TEST_F_TIMEOUT(history, route, HISTORY_TIMEOUT)
-{
-	run_hist(_metadata, variant->abi, check_hist_route);
-}
+HIST_TEST(prior_use, REL_PRIOR_USE)
 
-TEST_F_TIMEOUT(history, label_path, HISTORY_TIMEOUT)
-{
-	run_hist(_metadata, variant->abi, check_hist_label_path);
-}
+HIST_TEST(route, REL_ROUTE)
 
-TEST_F_TIMEOUT(history, peer_side, HISTORY_TIMEOUT)
-{
-	run_hist(_metadata, variant->abi, check_hist_peer_side);
-}
+HIST_TEST(label_path, REL_LABEL_PATH)
+
+HIST_TEST(peer_side, REL_PEER_SIDE)
 
 static check_fn *const history_checks_of_abi[] = {
 	check_hist_prior_use,
