@@ -253,19 +253,28 @@ int aa_link_program(const char *self, const char *path)
 {
 	struct stat st;
 	int in, out;
-	ssize_t n = 0;
+	off_t left = -1;
+	ssize_t n = 1;
 
 	if (!link(self, path) || errno == EEXIST)
 		return 0;
 	in = open(self, O_RDONLY | O_CLOEXEC);
 	out = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755);
 	if (in >= 0 && out >= 0 && !fstat(in, &st))
-		n = sendfile(out, in, NULL, st.st_size);
+		left = st.st_size;
+	/* sendfile() may copy less than asked, from 9p or overlayfs. */
+	while (left > 0 && n > 0) {
+		n = sendfile(out, in, NULL, left);
+		left -= n > 0 ? n : 0;
+	}
 	if (in >= 0)
 		close(in);
 	if (out >= 0)
 		close(out);
-	return n > 0 && n == st.st_size ? 0 : -1;
+	/* A partial copy would be found and run by the next caller. */
+	if (left && out >= 0)
+		unlink(path);
+	return left ? -1 : 0;
 }
 
 long ms_since(const struct timespec *t0)
