@@ -44,10 +44,96 @@
  * A quarter of the cases of each have an unconfined creator: its ends are
  * delegated ([deleg]), which changes nothing any relation asks.
  *
+ * Here too are the judges of one world against another's use, which the
+ * route relations share: a route's delivery against the change_profile
+ * world's write and read, and open question Q5 in equivalent_user.
+ *
  * Left out, and why: a stack as the peer (the peer is A, or unconfined);
  * the OLD and the NEW ABI on one rule (each test registers one ABI's
  * pool, and the pools' rules differ between them).
  */
+
+/*
+ * Whether U may use end 0 as it was opened, reading and writing, in
+ * world @w: 1 or 0, with both outcomes in @g->as_opened, or -errno.
+ */
+static int hist_may_use(const struct hist_profs *hp,
+			const struct hist_case *hc, int w, struct hist_got *g)
+{
+	static const enum handoff_op ops[] = { HOP_WRITE, HOP_READ };
+	struct hist_case t = *hc;
+	struct outcome o[2];
+	char s[2][48];
+	int i, ret, may = 1;
+
+	for (i = 0; i < 2; i++) {
+		t.op = ops[i];
+		ret = hist_run(hp, &t, w, &o[i]);
+		if (ret)
+			return ret;
+		if (hist_timed_out(&o[i]))
+			return -ETIMEDOUT;
+		may &= o[i].step == STEP_DONE && !o[i].err && !o[i].fault;
+		outcome_str(&o[i], s[i], sizeof(s[i]));
+	}
+	snprintf(g->as_opened, sizeof(g->as_opened),
+		 "as opened: write %s, read %s", s[0], s[1]);
+	return may;
+}
+
+/*
+ * A route that checks the end on its way (SCM_RIGHTS, an exec) delivers
+ * it to U exactly when U may use it as it was opened, reading and
+ * writing ([carry]), as the same use in the change_profile world shows.
+ * For worlds @i and @j: 1 if a delivery contradicts that, 0 if one was
+ * refused on its way as it should be, or delivered as open question Q3
+ * of SEMANTICS has it (OLD ABI, the peer on a path: not revalidated;
+ * @v then says which), -errno if the change_profile world's use could
+ * not be run, 2 if there is nothing to judge (no such pair).
+ */
+static int hist_delivery(const struct hist_profs *hp,
+			 const struct hist_case *hc,
+			 struct hist_got got[HIST_WORLDS], unsigned int i,
+			 unsigned int j, enum hist_verdict *v)
+{
+	const struct hist_world *route = &hc->w[j];
+	bool delivered = got[j].o.fault != FAULT_NOT_INSTALLED;
+	int may;
+
+	/* A listener's use is accept(), not reading and writing. */
+	if (handoff_shape_listens(hc->shape) ||
+	    hc->w[i].how != HANDOFF_CHANGE || hc->w[i].made_there ||
+	    (route->how != HANDOFF_EXEC && route->how != HANDOFF_PASS) ||
+	    hist_not_delivered(&got[i].o) ||
+	    (delivered && hist_not_delivered(&got[j].o)))
+		return 2;
+	may = hist_may_use(hp, hc, i, &got[i]);
+	if (!may && delivered && hp->abi == AA_ABI_OLD &&
+	    (hc->shape == HSHAPE_BOUND || hc->shape == HSHAPE_TO_BOUND)) {
+		*v = HV_Q3;
+		return 0;
+	}
+	if (may < 0 || may != delivered)
+		return may < 0 ? may : 1;
+	if (!delivered)
+		*v = HV_REFUSED;
+	return delivered ? 2 : 0;
+}
+
+/*
+ * Whether worlds @a (U) and @b (U') differ as open question Q5 of
+ * SEMANTICS has it: U' has a rule for a peer label no task has, and the
+ * kernel asks accept of the listener's own address alone, where that
+ * rule's accept is found, so U' accepts what U may not.
+ */
+static bool hist_q5(const struct hist_profs *hp, const struct hist_case *hc,
+		    const struct hist_got *a, const struct hist_got *b)
+{
+	return hp->abi == AA_ABI_NEW && hc->op == HOP_ACCEPT &&
+	       !hc->w[0].kind && hc->w[1].kind == UK_EQUIV &&
+	       a->o.step == STEP_OP && a->o.err == EACCES &&
+	       b->o.err != EACCES && b->o.err != EPERM;
+}
 
 /* Whether the task did what the case asks: delivered and allowed. */
 static bool hist_did(const struct outcome *o)
