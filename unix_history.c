@@ -94,6 +94,7 @@ const char *const hist_rel_name[] = {
 	[REL_COMPLAIN] = "complain_user",
 	[REL_CONJ] = "stacked_users",
 	[REL_OWNER] = "owner_user",
+	[REL_PEER_CONJ] = "stacked_peers",
 };
 
 const char *hist_file_perms(unsigned int u)
@@ -210,6 +211,53 @@ static const enum handoff_how hist_any_how[] = {
 	HANDOFF_CHANGE, HANDOFF_FORK, HANDOFF_EXEC, HANDOFF_PASS,
 };
 
+static const char *const hist_peer_rules_to_u[PEER_COUNT] = {
+	[PEER_ALL] = "connect, send, receive", [PEER_NO_SEND] = "connect, receive",
+	[PEER_NO_RECEIVE] = "connect, send", [PEER_NONE] = "",
+	[PEER_ALL_TOO] = "connect, send, receive",
+};
+
+const char *hist_peer_to_u(enum hist_peer_rules k)
+{
+	return hist_peer_rules_to_u[k];
+}
+
+const char *hist_peer_name(enum hist_peer_rules k)
+{
+	static const char *const names[PEER_COUNT] = {
+		[PEER_ALL] = "towards U: connect, send, receive",
+		[PEER_NO_SEND] = "towards U: connect, receive",
+		[PEER_NO_RECEIVE] = "towards U: connect, send",
+		[PEER_NONE] = "towards U: nothing",
+		[PEER_ALL_TOO] = "towards U: connect, send, receive",
+	};
+
+	return names[k];
+}
+
+/*
+ * stacked_peers: the pair made, warmed and end 1 kept by a peer P, by a
+ * second P2, or by their stack, the task's U the same; by a change, a
+ * fork or SCM_RIGHTS (P has no exec rule).
+ */
+static void hist_gen_peers(struct hist_case *hc, u64 *s)
+{
+	static const enum handoff_how how[] = {
+		HANDOFF_CHANGE, HANDOFF_FORK, HANDOFF_PASS,
+	};
+	struct hist_world *w = hc->w;
+
+	hc->peer_user = hist_pick(s, PEER_COUNT);
+	hc->user2 = (hc->peer_user + 1 + hist_pick(s, PEER_COUNT - 1)) % PEER_COUNT;
+	w[0].how = how[hist_pick(s, ARRAY_SIZE(how))];
+	w[0].maker = MAKER_PEER;
+	w[1] = w[0];
+	w[1].maker = MAKER_PEER2;
+	w[2] = w[0];
+	w[2].maker = MAKER_BOTH;
+	hc->worlds = 3;
+}
+
 /*
  * The relations between policies: one route, a random one, whose every
  * check is the task's own (no exec rule of A's: a change, or a stack by
@@ -232,7 +280,10 @@ static void hist_gen_policies(struct hist_case *hc, u64 *s,
 	 * A stack by name: the task changes to it (see the header); and a
 	 * profile in complain mode alone, whose label's mode is its own.
 	 */
-	if (hc->unconfined || rel == REL_CONJ || rel == REL_COMPLAIN)
+	if (rel == REL_PEER_CONJ)
+		hc->unconfined = false;
+	if (hc->unconfined || rel == REL_CONJ || rel == REL_COMPLAIN ||
+	    rel == REL_PEER_CONJ)
 		w[0].onto = ONTO_PROFILE;
 	w[1] = w[0];
 	switch (rel) {
@@ -244,6 +295,9 @@ static void hist_gen_policies(struct hist_case *hc, u64 *s,
 		break;
 	case REL_COMPLAIN:
 		w[1].kind = UK_COMPLAIN;
+		break;
+	case REL_PEER_CONJ:
+		hist_gen_peers(hc, s);
 		break;
 	case REL_CONJ:
 		hc->user2 = (hc->user + 1 + hist_pick(s, U_COUNT - 1)) % U_COUNT;
@@ -462,16 +516,36 @@ static const char *hist_kind_str(const struct hist_case *hc, int w)
 	       kinds[hc->w[w].kind] ?: "";
 }
 
+/* Who makes world @w's pair: "A", "P (towards U: nothing)"... */
+static void hist_maker_str(const struct hist_case *hc, int w, char *buf,
+			   size_t len)
+{
+	enum hist_maker m = hc->w[w].maker;
+	const char *p[2] = {
+		hist_peer_name(hc->peer_user), hist_peer_name(hc->user2),
+	};
+
+	if (m == MAKER_BOTH)
+		snprintf(buf, len, "P//&P2 (%s; %s)", p[0], p[1]);
+	else if (m != MAKER_A)
+		snprintf(buf, len, "%s (%s)", m == MAKER_PEER ? "P" : "P2",
+			 p[m == MAKER_PEER2]);
+	else
+		snprintf(buf, len, "%s",
+			 hc->unconfined ? "an unconfined task" : "A");
+}
+
 void hist_world_str(const struct hist_case *hc, enum aa_abi abi, int w,
 		    char *buf, size_t len)
 {
-	char warm[64], user[64], user2[64], peer[128];
+	char warm[64], user[64], user2[64], peer[128], maker[160];
 	bool after = hc->w[w].peer_after;
 
 	hist_warm_str(hc->w[w].warm, warm, sizeof(warm));
 	hist_user_name(abi, hist_world_user(hc, w), user, sizeof(user));
 	hist_user_name(abi, hc->user2, user2, sizeof(user2));
 	hist_peer_str(hc, abi, peer, sizeof(peer));
+	hist_maker_str(hc, w, maker, sizeof(maker));
 	if (hc->w[w].made_there) {
 		snprintf(buf, len, "the task, under %s, U %s, makes a %s %s; %s on end 0",
 			 hist_onto_name(hc->w[w].onto), user, type_name(hc->type),
@@ -481,8 +555,7 @@ void hist_world_str(const struct hist_case *hc, enum aa_abi abi, int w,
 	}
 	snprintf(buf, len,
 		 "%s makes a %s %s%s; it does %s on end 0%s; %s; by %s, U %s%s%s%s%s%s; %s on end 0",
-		 hc->unconfined ? "an unconfined task" : "A",
-		 type_name(hc->type), handoff_shape_name(hc->shape),
+		 maker, type_name(hc->type), handoff_shape_name(hc->shape),
 		 hc->not_owned ? ", its files given to another user" : "",
 		 warm, after ? "" : peer, handoff_how_name(hc->w[w].how),
 		 hist_onto_name(hc->w[w].onto), user, hist_kind_str(hc, w),

@@ -87,6 +87,39 @@ enum hist_as {
 };
 
 /*
+ * stacked_peers' peers P (NEW ABI): every unix operation among
+ * themselves, so that one may always make and use its pair, and towards
+ * a U connect, send and receive, all but send, all but receive, or none.
+ * Two grant all, first and last by name, since the kernel orders a
+ * stack's profiles by name: a check of one end of the stack alone sees
+ * one that grants all as often as one that does not.
+ */
+enum hist_peer_rules {
+	PEER_ALL,
+	PEER_NO_SEND,
+	PEER_NO_RECEIVE,
+	PEER_NONE,
+	PEER_ALL_TOO,
+	PEER_COUNT,
+};
+
+/* P's description: "towards U: connect, send". */
+const char *hist_peer_name(enum hist_peer_rules k);
+/* P's unix rules towards U, "" for none. */
+const char *hist_peer_to_u(enum hist_peer_rules k);
+
+/*
+ * stacked_peers: the pair made, and end 1 kept, by the case's first
+ * peer profile, its second, or their stack, instead of A.
+ */
+enum hist_maker {
+	MAKER_A,
+	MAKER_PEER,
+	MAKER_PEER2,
+	MAKER_BOTH,
+};
+
+/*
  * One world of a handoff case: how the end gets there, how the label is
  * put on, what A did on the end first.
  */
@@ -106,6 +139,8 @@ struct hist_world {
 	enum hist_kind kind;
 	/* The stack of the case's U and its second U (conjunction). */
 	bool both;
+	/* Who makes the pair and keeps end 1: A, or as enum hist_maker. */
+	enum hist_maker maker;
 };
 
 /* The relations of handoff cases: what their worlds differ in. */
@@ -119,6 +154,7 @@ enum hist_rel {
 	REL_COMPLAIN,
 	REL_CONJ,
 	REL_OWNER,
+	REL_PEER_CONJ,
 	REL_COUNT,
 };
 
@@ -135,8 +171,10 @@ struct hist_case {
 	/* The peer's event, the same in every world but for its time. */
 	enum handoff_peer peer;
 	unsigned int peer_warm;
-	unsigned int peer_user;	/* HPEER_CHANGE: to this U */
-	unsigned int user2;	/* conjunction: the other U of the stack */
+	/* HPEER_CHANGE: to this U; stacked_peers: the first P */
+	unsigned int peer_user;
+	/* conjunction: the other U of the stack; stacked_peers: the second P */
+	unsigned int user2;
 	/* Made by an unconfined creator instead of A. */
 	bool unconfined;
 	/* Ends on paths given to HIST_OTHER_UID once bound. */

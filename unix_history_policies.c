@@ -34,6 +34,13 @@
  *   (delivered and allowed) exactly where U and U2 each do, and its
  *   refusal at the operation is audited by a profile that refused it
  *   alone ([audit]).
+ * - stacked_peers: the same task U, its pair made, used first and end 1
+ *   kept by a peer P, by a second P2, or by their stack P//&P2, instead of
+ *   A (by a change, a fork or SCM_RIGHTS: P has no exec rule; P has unix
+ *   rules and, for ends on paths, w).  A stacked peer decides as its
+ *   profiles together, its own steps and what it is asked as U's peer
+ *   ([label], [peer]): U does the operation exactly where it does with P
+ *   and with P2, and a refusal is audited by a profile that refused alone.
  * - owner_user: ends on paths, made by A (root's, as the task is) or given
  *   to another user once bound (the test does that, at the peer's event
  *   of a fork: the only route with one); U with its file rules on the run
@@ -46,11 +53,14 @@
  *
  * Here too are the judges of one world against another's use, which the
  * route relations share: a route's delivery against the change_profile
- * world's write and read, and open question Q5 in equivalent_user.
+ * world's write and read, and open question Q5 in equivalent_user; and
+ * of a world against its own records, in every relation but wider_user:
+ * a refusal is audited, and what is audited as refused was refused
+ * ([audit]), so a kernel that audits and then allows, or refuses
+ * quietly, fails in every history alike.
  *
- * Left out, and why: a stack as the peer (the peer is A, or unconfined);
- * the OLD and the NEW ABI on one rule (each test registers one ABI's
- * pool, and the pools' rules differ between them).
+ * Left out, and why: the OLD and the NEW ABI on one rule (each test
+ * registers one ABI's pool, and the pools' rules differ between them).
  */
 
 /*
@@ -141,6 +151,40 @@ static bool hist_did(const struct outcome *o)
 	return o->step == STEP_DONE && !o->err && !o->fault;
 }
 
+/*
+ * Whether a DENIED record of the task's, of operation @op, contradicts
+ * its outcome @o: it went on past the step the record refuses.  Its
+ * end's making (made there) is a step of its own; the hooks of the
+ * operation itself refuse an operation that was not done.  Not the
+ * route's checks (exec, SCM_RIGHTS), which may refuse other descriptors.
+ */
+static bool hist_unenforced(const struct outcome *o, const char *op)
+{
+	static const char *const made[] = { "create", "bind", "listen" };
+	static const char *const used[] = {
+		"file_perm", "file_lock", "sendmsg", "recvmsg", "accept",
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(made); i++)
+		if (!strcmp(op, made[i]))
+			return o->step > STEP_CREATE;
+	for (i = 0; i < ARRAY_SIZE(used); i++)
+		if (!strcmp(op, used[i]))
+			return hist_did(o);
+	return false;
+}
+
+/* What world @g's own records contradict ([audit]), or NULL. */
+static const char *hist_audit_wrong(const struct hist_got *g)
+{
+	if (g->unenforced[0])
+		return "audited as refused what the task went on to do ([audit])";
+	if (g->unaudited)
+		return "refused with no DENIED record ([audit])";
+	return NULL;
+}
+
 /* Whether AppArmor refused the task the operation, or its end on the way. */
 static bool hist_refused(const struct outcome *o)
 {
@@ -193,9 +237,11 @@ static const char *hist_complain_wrong(const struct hist_got got[2])
 	return NULL;
 }
 
-/* What is wrong with a stacked_users case (U, U2, U//&U2), or NULL. */
-static const char *hist_conj_wrong(const struct hist_profs *hp,
-				   const struct hist_case *hc,
+/*
+ * What is wrong with a stacked_users case (U, U2, U//&U2), or with a
+ * stacked_peers case (P, P2, P//&P2), or NULL.
+ */
+static const char *hist_conj_wrong(enum hist_rel rel,
 				   const struct hist_got got[3])
 {
 	const struct hist_got *st = &got[2];
@@ -203,31 +249,35 @@ static const char *hist_conj_wrong(const struct hist_profs *hp,
 	int i;
 
 	if (hist_did(&st->o) != (hist_did(&got[0].o) && hist_did(&got[1].o)))
-		return "the stack did not decide as U and U2 together ([label])";
+		return rel == REL_CONJ ?
+		       "the stack did not decide as U and U2 together ([label])" :
+		       "a stacked peer did not decide as P and P2 together ([label], [peer])";
 	if (!hist_at_op(&st->o) || !hist_refused(&st->o))
 		return NULL;
 	for (i = 0; i < 2; i++) {
 		if (!hist_at_op(&got[i].o) || !got[i].audited)
 			continue;
 		refuser_audited = true;
-		by_refuser |= !strcmp(st->profile,
-				      hp->u[UK_PLAIN][hist_world_user(hc, i)]);
+		by_refuser |= !strcmp(st->profile, got[i].profile);
 	}
 	if (refuser_audited && (!st->audited || !by_refuser))
 		return "the stack's refusal not audited by a profile that refused alone ([audit])";
 	return NULL;
 }
 
-/* complain_user's and stacked_users' judge. */
+/* complain_user's, stacked_users' and stacked_peers' judge. */
 static enum hist_verdict hist_rel_case(struct ctx *c, u64 seed, int n,
 				       void *arg)
 {
 	struct __test_metadata *_metadata = c->metadata;
 	const struct hist_profs *hp = ((struct hist_arg *)arg)->hp;
 	enum hist_rel rel = ((struct hist_arg *)arg)->rel;
+	bool conj = rel == REL_CONJ || rel == REL_PEER_CONJ;
 	struct hist_got got[HIST_WORLDS];
 	const char *wrong = NULL;
+	enum hist_verdict v;
 	struct hist_case hc;
+	unsigned int i = 0;
 	int ret, tries;
 
 	hist_gen(&hc, seed, rel);
@@ -236,8 +286,11 @@ static enum hist_verdict hist_rel_case(struct ctx *c, u64 seed, int n,
 		ret = hist_worlds(hp, &hc, got);
 		if (ret)
 			break;
-		wrong = rel == REL_CONJ ? hist_conj_wrong(hp, &hc, got) :
-					  hist_complain_wrong(got);
+		for (i = 0; i < hc.worlds && !hist_audit_wrong(&got[i]); i++)
+			;
+		wrong = i < hc.worlds ? hist_audit_wrong(&got[i]) :
+			conj ? hist_conj_wrong(rel, got) :
+			       hist_complain_wrong(got);
 		if (!wrong)
 			break;
 	}
@@ -245,19 +298,24 @@ static enum hist_verdict hist_rel_case(struct ctx *c, u64 seed, int n,
 		       hist_rel_name[rel], n, seed,
 		       ret == -ETIMEDOUT ? "a world timed out" :
 		       ret ? "not run" : wrong ? "WRONG" :
-		       hv_name[hist_alike(&got[rel == REL_CONJ ? 2 : 0].o)]);
+		       hv_name[hist_alike(&got[conj ? 2 : 0].o)]);
 	EXPECT_TRUE(!ret || ret == -ETIMEDOUT) {
 		TH_LOG("seed %#llx: cannot run: %s", seed, strerror(-ret));
 	}
 	if (ret)
 		return HV_NOT_RUN;
 	if (!wrong)
-		return hist_alike(&got[rel == REL_CONJ ? 2 : 0].o);
+		return hist_alike(&got[conj ? 2 : 0].o);
+	if (i < hc.worlds) {
+		hist_pair(&hc, got, i, i, &v);
+		hist_fail(c, &hc, got, wrong);
+		return v;
+	}
 	hist_fail(c, &hc, got, wrong);
-	if (rel == REL_CONJ) {
+	if (conj) {
 		hc.w[0] = hc.w[1];
 		hc.w[1] = hc.w[2];
-		hist_fail(c, &hc, &got[1], "and U2 and the stack");
+		hist_fail(c, &hc, &got[1], "and the second and the stack");
 	}
 	return HV_DIFFER;
 }
@@ -319,3 +377,5 @@ HIST_TEST(complain_user, REL_COMPLAIN)
 HIST_TEST(stacked_users, REL_CONJ)
 
 HIST_TEST(owner_user, REL_OWNER)
+
+HIST_TEST(stacked_peers, REL_PEER_CONJ)

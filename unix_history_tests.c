@@ -46,7 +46,9 @@
  *
  * A route that checks the end on its way (SCM_RIGHTS, an exec) is judged
  * by its delivery: it delivers the end exactly where the change_profile
- * world may write and read it, its use as opened ([carry]).
+ * world may write and read it, its use as opened ([carry]).  And every
+ * world by its own records ([audit]): a refusal of its operation has a
+ * DENIED record, and no DENIED record refuses a step the task went past.
  *
  * Each test tallies what its cases decided (allowed, refused, differed)
  * and what they did not (every world stopped alike before the operation;
@@ -70,9 +72,9 @@
 #include "unix_test.h"
 
 /*
- * Each test's default budget, in ms: the twenty of this file,
- * unix_history_policies.c and unix_history_replaced.c add 84 s, the
- * file lane's four 12 s.
+ * Each test's default budget, in ms: the twenty-two of this file,
+ * unix_history_policies.c and unix_history_replaced.c add 87 s (one,
+ * stacked_peers, skips the OLD ABI), the file lane's four 12 s.
  * prior_use and route get more: they draw from the most histories, and
  * a difference found there so far needed a few draws in a hundred (a
  * warm-up set and a stack) or in a thousand (a lock on an end made
@@ -128,6 +130,8 @@ struct hist_profs {
 	/* Each U in each of its texts (enum hist_kind), and A//&U. */
 	const char *u[UK_COUNT][U_COUNT];
 	char stack[UK_COUNT][U_COUNT][2 * NAME_MAX_LEN + 4];
+	/* stacked_peers' peers, NEW ABI alone. */
+	const char *p[PEER_COUNT];
 	/* The audit log, -1 if there is none to compare. */
 	int afd;
 };
@@ -148,6 +152,12 @@ struct hist_got {
 	char peer[NAME_MAX_LEN];
 	/* For a route's delivery: the change_profile world's use as opened. */
 	char as_opened[128];
+	/*
+	 * What its records contradict ([audit]): a DENIED record's operation
+	 * where the task went on past it, and a refusal with no record.
+	 */
+	char unenforced[32];
+	bool unaudited;
 };
 
 /* Where A's exec rule for U @u stacks it: a link to this program. */
@@ -201,6 +211,30 @@ static const char *hist_user_reg(struct ctx *c, const struct prof *a,
 }
 
 /*
+ * stacked_peers' P @k: its pair and ends its own, whatever the peer
+ * label of a stack of P's (each of its profiles is matched), and its
+ * rules towards U its choice.
+ */
+static const char *hist_peer_reg(struct ctx *c, enum hist_peer_rules k)
+{
+	char short_name[32], peers[NAME_MAX_LEN], users[NAME_MAX_LEN];
+	struct prof p = { .name = short_name };
+
+	snprintf(short_name, sizeof(short_name), "hist_p_%d_new", k);
+	run_name(peers, sizeof(peers), "hist_p_*");
+	run_name(users, sizeof(users), "hist_u_*");
+	prof_base(&p, aa_policy_dir(policy), "rwk");
+	prof_add(&p, "  unix (create, bind, listen, accept, setopt, getopt, getattr, shutdown),\n"
+		 "  unix peer=(label=%s),\n", peers);
+	if (hist_peer_to_u(k)[0])
+		prof_add(&p, "  unix (%s) peer=(label=%s),\n",
+			 hist_peer_to_u(k), users);
+	prof_add(&p, "  /** rm,\n  change_profile,\n"
+		 "  /proc/*/attr/{apparmor/,}current w,\n");
+	return registered(c, &p);
+}
+
+/*
  * A, the pool, each U' and each A//&U, registered in collect mode; and
  * else A compiled for its replacement, and the links its exec rules
  * name.
@@ -248,6 +282,11 @@ static bool hist_names(struct ctx *c, struct hist_profs *hp)
 			if (!hp->u[k][i])
 				hp->a = NULL;
 		}
+	}
+	for (i = 0; i < PEER_COUNT; i++) {
+		hp->p[i] = c->v->abi == AA_ABI_NEW ? hist_peer_reg(c, i) : "";
+		if (!hp->p[i])
+			hp->a = NULL;
 	}
 	if (c->collect && !hp->a)
 		ksft_exit_fail_msg("cannot register more profiles\n");
@@ -299,20 +338,44 @@ static int hist_give_paths(void *arg)
 	return 0;
 }
 
+/* The stack of profiles @a and @b, as the kernel names it: by name. */
+static const char *hist_stack_name(const char *a, const char *b, char *buf,
+				   size_t len)
+{
+	snprintf(buf, len, "%s//&%s", strcmp(a, b) < 0 ? a : b,
+		 strcmp(a, b) < 0 ? b : a);
+	return buf;
+}
+
 /* The task's profile in world @w: U, U2 or their stack, in its text. */
 static const char *hist_task_label(const struct hist_profs *hp,
 				   const struct hist_case *hc, int w,
 				   char *buf, size_t len)
 {
 	const char *const *u = hp->u[hc->w[w].kind];
-	const char *a = u[hc->user], *b = u[hc->user2];
 
 	if (!hc->w[w].both)
 		return u[hist_world_user(hc, w)];
-	/* The kernel orders a stack's profiles by name. */
-	snprintf(buf, len, "%s//&%s", strcmp(a, b) < 0 ? a : b,
-		 strcmp(a, b) < 0 ? b : a);
-	return buf;
+	return hist_stack_name(u[hc->user], u[hc->user2], buf, len);
+}
+
+/* Who makes world @w's pair and keeps end 1: A, P, P2 or P//&P2. */
+static const char *hist_maker_label(const struct hist_profs *hp,
+				    const struct hist_case *hc, int w,
+				    char *buf, size_t len)
+{
+	const char *p = hp->p[hc->peer_user], *p2 = hp->p[hc->user2];
+
+	switch (hc->w[w].maker) {
+	case MAKER_PEER:
+		return p;
+	case MAKER_PEER2:
+		return p2;
+	case MAKER_BOTH:
+		return hist_stack_name(p, p2, buf, len);
+	default:
+		return hp->a;
+	}
 }
 
 /* Runs world @w of @hc; 0 with @out filled, or -errno. */
@@ -320,7 +383,7 @@ static int hist_run(const struct hist_profs *hp, const struct hist_case *hc,
 		    int w, struct outcome *out)
 {
 	char names[2][NAME_MAX_LEN], path[2][PATH_MAX], x[PATH_MAX];
-	char both[2 * NAME_MAX_LEN + 4];
+	char both[2 * NAME_MAX_LEN + 4], maker[2 * NAME_MAX_LEN + 4];
 	unsigned int ui = hist_world_user(hc, w);
 	const char *u = hist_task_label(hp, hc, w, both, sizeof(both));
 	const char *stack = hp->stack[hc->w[w].kind][ui];
@@ -330,7 +393,8 @@ static int hist_run(const struct hist_profs *hp, const struct hist_case *hc,
 		.type = hc->type,
 		.path = { path[0], path[1] },
 		.creator = hc->unconfined ? NULL :
-			   !hc->w[w].made_there ? hp->a :
+			   !hc->w[w].made_there ?
+			   hist_maker_label(hp, hc, w, maker, sizeof(maker)) :
 			   hc->w[w].onto == ONTO_PROFILE ? u : stack,
 		.user = u,
 		.onto = hc->w[w].onto,
@@ -407,7 +471,10 @@ struct hist_refusal {
 	const char *pid_kv;
 	const char *verdict;	/* apparmor="DENIED" or "ALLOWED" */
 	struct hist_got *got;	/* the first record's fields */
+	int denied;		/* enforce mode: the task's DENIED records */
 };
+
+static bool hist_unenforced(const struct outcome *o, const char *op);
 
 /* @rec's @key, or "-" if it has none. */
 static void hist_field(const char *rec, const char *key, char *val,
@@ -420,7 +487,7 @@ static void hist_field(const char *rec, const char *key, char *val,
 static bool hist_refusal(const char *rec, void *arg)
 {
 	static const char *const ops[] = {
-		"file_perm", "file_lock", "sendmsg", "recvmsg",
+		"file_perm", "file_lock", "sendmsg", "recvmsg", "accept",
 	};
 	struct hist_refusal *r = arg;
 	struct hist_got *g = r->got;
@@ -430,6 +497,12 @@ static bool hist_refusal(const char *rec, void *arg)
 	if (!strstr(rec, r->verdict) || !strstr(rec, r->pid_kv) ||
 	    !audit_field(rec, "operation", op, sizeof(op)))
 		return false;
+	if (r->denied >= 0) {
+		r->denied++;
+		if (!g->unenforced[0] && hist_unenforced(&g->o, op))
+			snprintf(g->unenforced, sizeof(g->unenforced), "%s",
+				 op);
+	}
 	for (i = 0; i < ARRAY_SIZE(ops) && strcmp(op, ops[i]); i++)
 		;
 	if (i == ARRAY_SIZE(ops) || g->profile[0])
@@ -451,7 +524,8 @@ static bool hist_refusal(const char *rec, void *arg)
  * 1 if the task's refusal of its operation (in @g) was audited, its
  * record's fields then in @g, 0 if not or if it was not refused there,
  * -errno if the mark did not come.  @complain: whether what it was
- * allowed was audited (as ALLOWED) instead.
+ * allowed was audited (as ALLOWED) instead.  In enforce mode every
+ * world's records are read, for what they contradict ([audit]).
  */
 static int hist_audited(const struct hist_profs *hp, struct hist_got *g,
 			bool complain)
@@ -461,19 +535,20 @@ static int hist_audited(const struct hist_profs *hp, struct hist_got *g,
 		.got = g,
 		.verdict = complain ? "apparmor=\"ALLOWED\"" :
 				      "apparmor=\"DENIED\"",
+		.denied = complain ? -1 : 0,
 	};
 	char pid_kv[32], mark_kv[32];
 	const char *const mark[] = { "apparmor=\"DENIED\"",
 				     "operation=\"create\"", mark_kv, NULL };
 	struct outcome m = { .step = STEP_DONE };
-	bool refused = o->err == EACCES || o->err == EPERM;
+	bool at_op = o->step == STEP_OP || o->step == STEP_RETRY;
+	bool judged = complain ? at_op || o->step == STEP_DONE :
+			  at_op && (o->err == EACCES || o->err == EPERM);
 	pid_t pid;
 	int n;
 
 	g->profile[0] = '\0';
-	if (hp->afd < 0 || (!complain && !refused) ||
-	    (o->step != STEP_OP && o->step != STEP_RETRY &&
-	     (!complain || o->step != STEP_DONE)))
+	if (hp->afd < 0 || (complain && !judged))
 		return 0;
 	pid = spawn(hist_mark_main,
 		    (void *)hp->u[UK_PLAIN][hist_user(U_NO_UNIX, F_R)]);
@@ -484,7 +559,13 @@ static int hist_audited(const struct hist_profs *hp, struct hist_got *g,
 	snprintf(mark_kv, sizeof(mark_kv), " pid=%d ", pid);
 	r.pid_kv = pid_kv;
 	n = audit_log_scan(hp->afd, mark, hist_refusal, &r, HISTORY_AUDIT_MS);
-	return n > 0 ? 1 : n;
+	if (n < 0)
+		return n;
+	g->unaudited = at_op && o->err == EACCES && !r.denied;
+	/* A record of no refusal of the operation is not its outcome. */
+	if (!judged)
+		g->profile[0] = '\0';
+	return judged && n > 0;
 }
 
 /*
@@ -506,17 +587,16 @@ static bool hist_same(const struct hist_got *a, const struct hist_got *b,
 static const char *hist_got_str(const struct hist_got *g, char *buf,
 				size_t len)
 {
-	char o[128];
+	char o[128], rec[384] = "";
 
 	if (g->audited)
-		snprintf(buf, len, "%s, audited by %s (%s, %s, peer %s)%s%s",
-			 outcome_str(&g->o, o, sizeof(o)), g->profile, g->op,
-			 g->masks, g->peer, g->as_opened[0] ? "; " : "",
-			 g->as_opened);
-	else
-		snprintf(buf, len, "%s%s%s%s", outcome_str(&g->o, o, sizeof(o)),
-			 g->o.err ? ", not audited" : "",
-			 g->as_opened[0] ? "; " : "", g->as_opened);
+		snprintf(rec, sizeof(rec), ", audited by %s (%s, %s, peer %s)",
+			 g->profile, g->op, g->masks, g->peer);
+	else if (g->o.err)
+		snprintf(rec, sizeof(rec), ", not audited");
+	snprintf(buf, len, "%s%s%s%s%s%s", outcome_str(&g->o, o, sizeof(o)),
+		 rec, g->unenforced[0] ? ", a DENIED record of " : "",
+		 g->unenforced, g->as_opened[0] ? "; " : "", g->as_opened);
 	return buf;
 }
 
@@ -607,9 +687,24 @@ static int hist_delivery(const struct hist_profs *hp,
 			 unsigned int j, enum hist_verdict *v);
 static bool hist_q5(const struct hist_profs *hp, const struct hist_case *hc,
 		    const struct hist_got *a, const struct hist_got *b);
+static const char *hist_audit_wrong(const struct hist_got *g);
+
+/* Keeps worlds @i and @j of @hc, as worlds 1 and 2: 1, they differ. */
+static int hist_pair(struct hist_case *hc, struct hist_got got[HIST_WORLDS],
+		     unsigned int i, unsigned int j, enum hist_verdict *v)
+{
+	hc->w[0] = hc->w[i];
+	hc->w[1] = hc->w[j];
+	got[0] = got[i];
+	got[1] = got[j];
+	hc->worlds = 2;
+	*v = HV_DIFFER;
+	return 1;
+}
 
 /*
- * Runs every world: 1 if two differ, 0 if not (or, but for prior use,
+ * Runs every world: 1 if two differ, or one its own audit records
+ * contradict ([audit]), 0 if not (or, but for prior use,
  * where a world was not delivered the end), -errno if a run could not
  * be set up or its audit records not read.  On a difference @hc and @got
  * keep the two worlds that differed, as worlds 1 and 2, for the
@@ -630,6 +725,10 @@ static int hist_differ(const struct hist_profs *hp, struct hist_case *hc,
 		if (ret)
 			return ret;
 	}
+	/* A world its own records contradict is a pair by itself. */
+	for (i = 0; i < hc->worlds; i++)
+		if (hist_audit_wrong(&got[i]))
+			return hist_pair(hc, got, i, i, v);
 	*v = HV_EXCLUDED;
 	for (i = 0; i < hc->worlds; i++) {
 		for (j = i + 1; j < hc->worlds; j++) {
@@ -650,13 +749,7 @@ static int hist_differ(const struct hist_profs *hp, struct hist_case *hc,
 				*v = HV_Q5;
 				continue;
 			}
-			hc->w[0] = hc->w[i];
-			hc->w[1] = hc->w[j];
-			got[0] = got[i];
-			got[1] = got[j];
-			hc->worlds = 2;
-			*v = HV_DIFFER;
-			return 1;
+			return hist_pair(hc, got, i, j, v);
 		}
 	}
 	return 0;
@@ -850,7 +943,7 @@ static enum hist_verdict hist_case(struct ctx *c, u64 seed, int n,
 	if (ret != 1)
 		return v;
 	hist_shrink(hp, &hc, rel, got);
-	hist_fail(c, &hc, got, "shrunk");
+	hist_fail(c, &hc, got, hist_audit_wrong(&got[0]) ?: "shrunk");
 	return HV_DIFFER;
 }
 
@@ -866,6 +959,9 @@ static void check_hist(struct ctx *c, enum hist_rel rel)
 
 	if (!hist_names(c, &hp) || c->collect)
 		return;
+	if (rel == REL_PEER_CONJ && c->v->abi == AA_ABI_OLD)
+		SKIP(return, "%s",
+		     "OLD ABI: network unix rules have no peer=(), so no peer refuses U what it grants its own ends");
 	/* Whether a refusal was audited is part of the outcome. */
 	hp.afd = audit_log_open(why, sizeof(why));
 	if (hp.afd < 0)
@@ -874,7 +970,8 @@ static void check_hist(struct ctx *c, enum hist_rel rel)
 		  rel == REL_ROUTE ? HISTORY_ROUTE_MS :
 		  rel == REL_PRIOR_USE ? HISTORY_PRIOR_USE_MS : HISTORY_MS,
 		  rel == REL_WIDER ? hist_wider_case :
-		  rel == REL_COMPLAIN || rel == REL_CONJ ? hist_rel_case :
+		  rel == REL_COMPLAIN || rel == REL_CONJ ||
+		  rel == REL_PEER_CONJ ? hist_rel_case :
 							   hist_case, &arg);
 	close(hp.afd);
 }
