@@ -160,6 +160,18 @@ struct hist_got {
 	bool unaudited;
 };
 
+/*
+ * Made in unix_history_policies.c: stacked_peers' P's, who makes a
+ * world's pair, and a world's audit records (for @complain, of what it
+ * was allowed).
+ */
+static const char *hist_peer_reg(struct ctx *c, enum hist_peer_rules k);
+static const char *hist_maker_label(const struct hist_profs *hp,
+				    const struct hist_case *hc, int w,
+				    char *buf, size_t len);
+static int hist_audited(const struct hist_profs *hp, struct hist_got *g,
+			bool complain);
+
 /* Where A's exec rule for U @u stacks it: a link to this program. */
 static void hist_exec_path(char *buf, size_t len, unsigned int u)
 {
@@ -208,30 +220,6 @@ static const char *hist_user_reg(struct ctx *c, const struct prof *a,
 	    aa_policy_complain(policy, name))
 		ksft_exit_fail_msg("cannot set complain mode: %s\n", name);
 	return name && stack_of(c, a, &u, stack, len) ? name : NULL;
-}
-
-/*
- * stacked_peers' P @k: its pair and ends its own, whatever the peer
- * label of a stack of P's (each of its profiles is matched), and its
- * rules towards U its choice.
- */
-static const char *hist_peer_reg(struct ctx *c, enum hist_peer_rules k)
-{
-	char short_name[32], peers[NAME_MAX_LEN], users[NAME_MAX_LEN];
-	struct prof p = { .name = short_name };
-
-	snprintf(short_name, sizeof(short_name), "hist_p_%d_new", k);
-	run_name(peers, sizeof(peers), "hist_p_*");
-	run_name(users, sizeof(users), "hist_u_*");
-	prof_base(&p, aa_policy_dir(policy), "rwk");
-	prof_add(&p, "  unix (create, bind, listen, accept, setopt, getopt, getattr, shutdown),\n"
-		 "  unix peer=(label=%s),\n", peers);
-	if (hist_peer_to_u(k)[0])
-		prof_add(&p, "  unix (%s) peer=(label=%s),\n",
-			 hist_peer_to_u(k), users);
-	prof_add(&p, "  /** rm,\n  change_profile,\n"
-		 "  /proc/*/attr/{apparmor/,}current w,\n");
-	return registered(c, &p);
 }
 
 /*
@@ -359,25 +347,6 @@ static const char *hist_task_label(const struct hist_profs *hp,
 	return hist_stack_name(u[hc->user], u[hc->user2], buf, len);
 }
 
-/* Who makes world @w's pair and keeps end 1: A, P, P2 or P//&P2. */
-static const char *hist_maker_label(const struct hist_profs *hp,
-				    const struct hist_case *hc, int w,
-				    char *buf, size_t len)
-{
-	const char *p = hp->p[hc->peer_user], *p2 = hp->p[hc->user2];
-
-	switch (hc->w[w].maker) {
-	case MAKER_PEER:
-		return p;
-	case MAKER_PEER2:
-		return p2;
-	case MAKER_BOTH:
-		return hist_stack_name(p, p2, buf, len);
-	default:
-		return hp->a;
-	}
-}
-
 /* Runs world @w of @hc; 0 with @out filled, or -errno. */
 static int hist_run(const struct hist_profs *hp, const struct hist_case *hc,
 		    int w, struct outcome *out)
@@ -445,127 +414,6 @@ static bool hist_not_delivered(const struct outcome *o)
 {
 	return o->fault == FAULT_NOT_INSTALLED ||
 	       (o->step < STEP_HANDOFF && (o->err || o->fault));
-}
-
-/* The mark's process: a socket() refused under U with no unix rule. */
-static void hist_mark_main(void *arg)
-{
-	int fd;
-
-	if (aa_confine(arg))
-		return;
-	fd = socket(AF_UNIX, SOCK_DGRAM, 0);
-	if (fd >= 0)
-		close(fd);
-}
-
-/*
- * A refusal of the operation by its task (@arg: " pid=N "), or in
- * complain mode what it was allowed: of a file operation by
- * aa_file_perm() (a file or a socket's revalidation), or of a socket's
- * by its hooks, which a write() or read() also meets.  Not of the
- * route's own checks (exec, SCM_RIGHTS), in which the same task may
- * refuse other descriptors.
- */
-struct hist_refusal {
-	const char *pid_kv;
-	const char *verdict;	/* apparmor="DENIED" or "ALLOWED" */
-	struct hist_got *got;	/* the first record's fields */
-	int denied;		/* enforce mode: the task's DENIED records */
-};
-
-static bool hist_unenforced(const struct outcome *o, const char *op);
-
-/* @rec's @key, or "-" if it has none. */
-static void hist_field(const char *rec, const char *key, char *val,
-		       size_t len)
-{
-	if (!audit_field(rec, key, val, len))
-		snprintf(val, len, "-");
-}
-
-static bool hist_refusal(const char *rec, void *arg)
-{
-	static const char *const ops[] = {
-		"file_perm", "file_lock", "sendmsg", "recvmsg", "accept",
-	};
-	struct hist_refusal *r = arg;
-	struct hist_got *g = r->got;
-	char op[32], req[16], den[16];
-	size_t i;
-
-	if (!strstr(rec, r->verdict) || !strstr(rec, r->pid_kv) ||
-	    !audit_field(rec, "operation", op, sizeof(op)))
-		return false;
-	if (r->denied >= 0) {
-		r->denied++;
-		if (!g->unenforced[0] && hist_unenforced(&g->o, op))
-			snprintf(g->unenforced, sizeof(g->unenforced), "%s",
-				 op);
-	}
-	for (i = 0; i < ARRAY_SIZE(ops) && strcmp(op, ops[i]); i++)
-		;
-	if (i == ARRAY_SIZE(ops) || g->profile[0])
-		return i < ARRAY_SIZE(ops);
-	hist_field(rec, "profile", g->profile, sizeof(g->profile));
-	snprintf(g->op, sizeof(g->op), "%s", op);
-	/* A file's masks, or a socket's. */
-	if (!audit_field(rec, "requested_mask", req, sizeof(req)))
-		hist_field(rec, "requested", req, sizeof(req));
-	if (!audit_field(rec, "denied_mask", den, sizeof(den)))
-		hist_field(rec, "denied", den, sizeof(den));
-	snprintf(g->masks, sizeof(g->masks), "requested %s denied %s", req,
-		 den);
-	hist_field(rec, "peer", g->peer, sizeof(g->peer));
-	return true;
-}
-
-/*
- * 1 if the task's refusal of its operation (in @g) was audited, its
- * record's fields then in @g, 0 if not or if it was not refused there,
- * -errno if the mark did not come.  @complain: whether what it was
- * allowed was audited (as ALLOWED) instead.  In enforce mode every
- * world's records are read, for what they contradict ([audit]).
- */
-static int hist_audited(const struct hist_profs *hp, struct hist_got *g,
-			bool complain)
-{
-	const struct outcome *o = &g->o;
-	struct hist_refusal r = {
-		.got = g,
-		.verdict = complain ? "apparmor=\"ALLOWED\"" :
-				      "apparmor=\"DENIED\"",
-		.denied = complain ? -1 : 0,
-	};
-	char pid_kv[32], mark_kv[32];
-	const char *const mark[] = { "apparmor=\"DENIED\"",
-				     "operation=\"create\"", mark_kv, NULL };
-	struct outcome m = { .step = STEP_DONE };
-	bool at_op = o->step == STEP_OP || o->step == STEP_RETRY;
-	bool judged = complain ? at_op || o->step == STEP_DONE :
-			  at_op && (o->err == EACCES || o->err == EPERM);
-	pid_t pid;
-	int n;
-
-	g->profile[0] = '\0';
-	if (hp->afd < 0 || (complain && !judged))
-		return 0;
-	pid = spawn(hist_mark_main,
-		    (void *)hp->u[UK_PLAIN][hist_user(U_NO_UNIX, F_R)]);
-	if (pid < 0)
-		return pid;
-	reap(&m, pid);
-	snprintf(pid_kv, sizeof(pid_kv), " pid=%d ", o->pid);
-	snprintf(mark_kv, sizeof(mark_kv), " pid=%d ", pid);
-	r.pid_kv = pid_kv;
-	n = audit_log_scan(hp->afd, mark, hist_refusal, &r, HISTORY_AUDIT_MS);
-	if (n < 0)
-		return n;
-	g->unaudited = at_op && o->err == EACCES && !r.denied;
-	/* A record of no refusal of the operation is not its outcome. */
-	if (!judged)
-		g->profile[0] = '\0';
-	return judged && n > 0;
 }
 
 /*
