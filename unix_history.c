@@ -95,6 +95,7 @@ const char *const hist_rel_name[] = {
 	[REL_CONJ] = "stacked_users",
 	[REL_OWNER] = "owner_user",
 	[REL_PEER_CONJ] = "stacked_peers",
+	[REL_OTHER_ABI] = "other_abi_user",
 };
 
 const char *hist_file_perms(unsigned int u)
@@ -259,6 +260,29 @@ static void hist_gen_peers(struct hist_case *hc, u64 *s)
 }
 
 /*
+ * other_abi_user: U, or U of the other ABI's pool, where both ABIs say
+ * the same ([old]: permissions and types; no peer=(), addr= or path, so
+ * a socketpair or abstract names), by change_profile to U (A's exec
+ * rules stack the U of its own ABI).
+ */
+static void hist_gen_other_abi(struct hist_case *hc, u64 *s)
+{
+	static const enum hist_unix both_say[] = {
+		U_ALL, U_NO_SEND, U_NO_RECEIVE, U_NO_UNIX, U_TYPE,
+	};
+
+	if (hist_unix_of(hc->user) == U_PEER_A ||
+	    hist_unix_of(hc->user) == U_UNNAMED)
+		hc->user = hist_user(both_say[hist_pick(s, ARRAY_SIZE(both_say))],
+				     hist_file_of(hc->user));
+	if (hc->type == SOCK_DGRAM || hist_pick(s, 2))
+		hc->shape = HSHAPE_PAIR;
+	else
+		hc->shape = HSHAPE_ABSTRACT;
+	hc->w[1].as = AS_OTHER_ABI;
+}
+
+/*
  * The relations between policies: one route, a random one, whose every
  * check is the task's own (no exec rule of A's: a change, or a stack by
  * the task; a quarter of the time from an unconfined creator, then no
@@ -283,7 +307,7 @@ static void hist_gen_policies(struct hist_case *hc, u64 *s,
 	if (rel == REL_PEER_CONJ)
 		hc->unconfined = false;
 	if (hc->unconfined || rel == REL_CONJ || rel == REL_COMPLAIN ||
-	    rel == REL_PEER_CONJ)
+	    rel == REL_PEER_CONJ || rel == REL_OTHER_ABI)
 		w[0].onto = ONTO_PROFILE;
 	w[1] = w[0];
 	switch (rel) {
@@ -298,6 +322,9 @@ static void hist_gen_policies(struct hist_case *hc, u64 *s,
 		break;
 	case REL_PEER_CONJ:
 		hist_gen_peers(hc, s);
+		break;
+	case REL_OTHER_ABI:
+		hist_gen_other_abi(hc, s);
 		break;
 	case REL_CONJ:
 		hc->user2 = (hc->user + 1 + hist_pick(s, U_COUNT - 1)) % U_COUNT;
@@ -334,8 +361,9 @@ static void hist_listener(struct hist_case *hc, u64 *s, enum hist_rel rel)
 				   HANDOFF_WARM(HOP_FLOCK_EX);
 	unsigned int i;
 
-	/* Owner rules decide on paths. */
-	hc->shape = rel == REL_OWNER || hist_pick(s, 2) ?
+	/* Owner rules decide on paths; the other ABI's U, not on them. */
+	hc->shape = rel == REL_OTHER_ABI ? HSHAPE_ABSTRACT_LISTENER :
+		    rel == REL_OWNER || hist_pick(s, 2) ?
 		    HSHAPE_LISTENER : HSHAPE_ABSTRACT_LISTENER;
 	if (hc->type == SOCK_DGRAM)
 		hc->type = SOCK_STREAM;
@@ -512,6 +540,8 @@ static const char *hist_kind_str(const struct hist_case *hc, int w)
 		[UK_OWNER] = " with owner file rules",
 	};
 
+	if (hc->w[w].as == AS_OTHER_ABI)
+		return " (the other ABI's text)";
 	return hc->w[w].both ? " stacked with the second U" :
 	       kinds[hc->w[w].kind] ?: "";
 }

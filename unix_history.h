@@ -84,6 +84,7 @@ enum hist_as {
 	AS_WIDER_FILE,	/* U's unix rules, rwk file rules */
 	AS_USER2,	/* the case's second U */
 	AS_NO_FILE_RULE, /* U's unix rules, "r" file rules */
+	AS_OTHER_ABI,	/* U of the other ABI's pool, by name */
 };
 
 /*
@@ -155,6 +156,7 @@ enum hist_rel {
 	REL_CONJ,
 	REL_OWNER,
 	REL_PEER_CONJ,
+	REL_OTHER_ABI,
 	REL_COUNT,
 };
 

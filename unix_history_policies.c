@@ -50,6 +50,13 @@
  *   as U without them (the pool's U with "r" there) for the others
  *   ([owner]: an owner rule applies where the task's fsuid owns the file).
  *   The same outcome, audited alike, record for record.
+ * - other_abi_user: under U, or under U of the other ABI's pool (the
+ *   OLD ABI's in the NEW ABI's test, and the converse), where both say
+ *   the same: permission subsets and types, on a socketpair or abstract
+ *   names ([old]: with unix mediation, the coarse rules decide as [send]
+ *   and [peer] say; they see no peer label, address or path, and paths
+ *   are open question Q3).  The same outcome, audited alike; not the
+ *   record's fields, which are each ABI's own.
  * A quarter of the cases of each have an unconfined creator: its ends are
  * delegated ([deleg]), which changes nothing any relation asks.
  *
@@ -62,8 +69,8 @@
  * ([audit]), so a kernel that audits and then allows, or refuses
  * quietly, fails in every history alike.
  *
- * Left out, and why: the OLD and the NEW ABI on one rule (each test
- * registers one ABI's pool, and the pools' rules differ between them).
+ * Each test registers its own ABI's pool; other_abi_user names the other
+ * ABI's U, which the other test registers (all are loaded at once).
  */
 
 /*
@@ -544,3 +551,5 @@ HIST_TEST(stacked_users, REL_CONJ)
 HIST_TEST(owner_user, REL_OWNER)
 
 HIST_TEST(stacked_peers, REL_PEER_CONJ)
+
+HIST_TEST(other_abi_user, REL_OTHER_ABI)

@@ -72,8 +72,8 @@
 #include "unix_test.h"
 
 /*
- * Each test's default budget, in ms: the twenty-two of this file,
- * unix_history_policies.c and unix_history_replaced.c add 87 s (one,
+ * Each test's default budget, in ms: the twenty-four of this file,
+ * unix_history_policies.c and unix_history_replaced.c add 93 s (one,
  * stacked_peers, skips the OLD ABI), the file lane's four 12 s.
  * prior_use and route get more: they draw from the most histories, and
  * a difference found there so far needed a few draws in a hundred (a
@@ -132,6 +132,8 @@ struct hist_profs {
 	char stack[UK_COUNT][U_COUNT][2 * NAME_MAX_LEN + 4];
 	/* stacked_peers' peers, NEW ABI alone. */
 	const char *p[PEER_COUNT];
+	/* The other ABI's pool, registered by its own tests. */
+	char other[U_COUNT][NAME_MAX_LEN];
 	/* The audit log, -1 if there is none to compare. */
 	int afd;
 };
@@ -176,6 +178,12 @@ static int hist_audited(const struct hist_profs *hp, struct hist_got *g,
 static void hist_exec_path(char *buf, size_t len, unsigned int u)
 {
 	snprintf(buf, len, "%s/hist_x_%u", aa_policy_dir(policy), u);
+}
+
+/* other_abi_user's: the OLD ABI for the NEW, the NEW for the OLD. */
+static enum aa_abi hist_other_abi(enum aa_abi abi)
+{
+	return abi == AA_ABI_NEW ? AA_ABI_OLD : AA_ABI_NEW;
 }
 
 /* U @i's name, in text @kind: "hist_u_3_new", "hist_v_3_new" (U'). */
@@ -271,6 +279,11 @@ static bool hist_names(struct ctx *c, struct hist_profs *hp)
 				hp->a = NULL;
 		}
 	}
+	for (i = 0; i < U_COUNT; i++) {
+		hist_user_short(uname, sizeof(uname), hist_other_abi(c->v->abi),
+				i, UK_PLAIN);
+		run_name(hp->other[i], sizeof(hp->other[i]), uname);
+	}
 	for (i = 0; i < PEER_COUNT; i++) {
 		hp->p[i] = c->v->abi == AA_ABI_NEW ? hist_peer_reg(c, i) : "";
 		if (!hp->p[i])
@@ -342,6 +355,8 @@ static const char *hist_task_label(const struct hist_profs *hp,
 {
 	const char *const *u = hp->u[hc->w[w].kind];
 
+	if (hc->w[w].as == AS_OTHER_ABI)
+		return hp->other[hist_world_user(hc, w)];
 	if (!hc->w[w].both)
 		return u[hist_world_user(hc, w)];
 	return hist_stack_name(u[hc->user], u[hc->user2], buf, len);
@@ -503,7 +518,8 @@ static enum hist_verdict hist_alike(const struct outcome *o)
  */
 static bool hist_one_route(enum hist_rel rel)
 {
-	return rel == REL_PRIOR_USE || rel == REL_EQUIV || rel == REL_OWNER;
+	return rel == REL_PRIOR_USE || rel == REL_EQUIV || rel == REL_OWNER ||
+	       rel == REL_OTHER_ABI;
 }
 
 /* Runs world @w of @hc into @g, and reads its record: 0, or -errno. */
@@ -589,7 +605,9 @@ static int hist_differ(const struct hist_profs *hp, struct hist_case *hc,
 					  hist_not_delivered(&got[j].o))))
 				continue;
 			if (ret == 2 &&
-			    hist_same(&got[i], &got[j], hist_one_route(rel))) {
+			    /* A record's fields are its ABI's own. */
+			    hist_same(&got[i], &got[j], hist_one_route(rel) &&
+				      rel != REL_OTHER_ABI)) {
 				*v = hist_alike(&got[i].o);
 				continue;
 			}
@@ -810,6 +828,9 @@ static void check_hist(struct ctx *c, enum hist_rel rel)
 	if (rel == REL_PEER_CONJ && c->v->abi == AA_ABI_OLD)
 		SKIP(return, "%s",
 		     "OLD ABI: network unix rules have no peer=(), so no peer refuses U what it grants its own ends");
+	if (rel == REL_OTHER_ABI && env.skip[hist_other_abi(c->v->abi)][0])
+		SKIP(return, "the other ABI: %s",
+		     env.skip[hist_other_abi(c->v->abi)]);
 	/* Whether a refusal was audited is part of the outcome. */
 	hp.afd = audit_log_open(why, sizeof(why));
 	if (hp.afd < 0)
