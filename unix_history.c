@@ -535,7 +535,7 @@ static void hist_peer_str(const struct hist_case *hc, enum aa_abi abi,
 static const char *hist_kind_str(const struct hist_case *hc, int w)
 {
 	static const char *const kinds[UK_COUNT] = {
-		[UK_EQUIV] = " (as U': its rules twice, an unrelated rule, another name)",
+		[UK_EQUIV] = " (as U': its rules twice, by path too, a deny, another name)",
 		[UK_COMPLAIN] = " in complain mode",
 		[UK_OWNER] = " with owner file rules",
 	};

@@ -65,7 +65,8 @@ bool hist_exec_rule(unsigned int u);
 
 /*
  * The texts of a U: its own; U', which means the same (its rules twice,
- * a deny of a write it never makes, another name); U in complain mode;
+ * its file rules again for the ends' own paths, a deny of a write it
+ * never makes, another name); U in complain mode;
  * U with its file rules on the run directory made owner rules (and a
  * plain "r" there, which the rule for every path grants anyway).
  */

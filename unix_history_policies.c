@@ -11,7 +11,8 @@
  * those name the pool's U alone, and run by unix_history_tests.c.
  *
  * - equivalent_user: under U, or under U', which has U's rules written
- *   twice, rules that grant nothing U's task asks (a deny of a write
+ *   twice, its file rules once more as single-path rules for the ends'
+ *   own paths, rules that grant nothing U's task asks (a deny of a write
  *   outside the run directory; in the NEW ABI every unix operation with
  *   a peer label, and from an address, that no socket of the lane has)
  *   and another name.  None of that decides anything ([perm], [peer]),
@@ -208,17 +209,18 @@ static void hist_mark_main(void *arg)
 }
 
 /*
- * A refusal of the operation by its task (@arg: " pid=N "), or in
- * complain mode what it was allowed: of a file operation by
- * aa_file_perm() (a file or a socket's revalidation), or of a socket's
- * by its hooks, which a write() or read() also meets.  Not of the
- * route's own checks (exec, SCM_RIGHTS), in which the same task may
- * refuse other descriptors.
+ * A world's records: a refusal of the operation by its task (@pid_kv:
+ * " pid=N ", NULL if it never ran), or in complain mode what it was
+ * allowed: of a file operation by aa_file_perm() (a file or a socket's
+ * revalidation), or of a socket's by its hooks, which a write() or
+ * read() also meets.  Not of the route's own checks (exec, SCM_RIGHTS),
+ * in which the same task may refuse other descriptors.
  */
 struct hist_refusal {
-	const char *pid_kv;
+	char pid_kv[32];
 	const char *verdict;	/* apparmor="DENIED" or "ALLOWED" */
 	struct hist_got *got;	/* the first record's fields */
+	int n;			/* records of the operation */
 	int denied;		/* enforce mode: the task's DENIED records */
 };
 
@@ -230,19 +232,18 @@ static void hist_field(const char *rec, const char *key, char *val,
 		snprintf(val, len, "-");
 }
 
-static bool hist_refusal(const char *rec, void *arg)
+static void hist_refusal(const char *rec, struct hist_refusal *r)
 {
 	static const char *const ops[] = {
 		"file_perm", "file_lock", "sendmsg", "recvmsg", "accept",
 	};
-	struct hist_refusal *r = arg;
 	struct hist_got *g = r->got;
 	char op[32], req[16], den[16];
 	size_t i;
 
-	if (!strstr(rec, r->verdict) || !strstr(rec, r->pid_kv) ||
+	if (!strstr(rec, r->verdict) ||
 	    !audit_field(rec, "operation", op, sizeof(op)))
-		return false;
+		return;
 	if (r->denied >= 0) {
 		r->denied++;
 		if (!g->unenforced[0] && hist_unenforced(&g->o, op))
@@ -251,8 +252,8 @@ static bool hist_refusal(const char *rec, void *arg)
 	}
 	for (i = 0; i < ARRAY_SIZE(ops) && strcmp(op, ops[i]); i++)
 		;
-	if (i == ARRAY_SIZE(ops) || g->profile[0])
-		return i < ARRAY_SIZE(ops);
+	if (i == ARRAY_SIZE(ops) || r->n++)
+		return;
 	hist_field(rec, "profile", g->profile, sizeof(g->profile));
 	snprintf(g->op, sizeof(g->op), "%s", op);
 	/* A file's masks, or a socket's. */
@@ -263,55 +264,87 @@ static bool hist_refusal(const char *rec, void *arg)
 	snprintf(g->masks, sizeof(g->masks), "requested %s denied %s", req,
 		 den);
 	hist_field(rec, "peer", g->peer, sizeof(g->peer));
-	return true;
+}
+
+/* Worlds' records, each to the world whose task it names. */
+struct hist_records {
+	struct hist_refusal r[HIST_WORLDS];
+	unsigned int n;
+};
+
+static bool hist_record(const char *rec, void *arg)
+{
+	struct hist_records *rs = arg;
+	unsigned int i;
+
+	for (i = 0; i < rs->n; i++) {
+		if (rs->r[i].pid_kv[0] && strstr(rec, rs->r[i].pid_kv)) {
+			hist_refusal(rec, &rs->r[i]);
+			return true;
+		}
+	}
+	return false;
 }
 
 /*
- * 1 if the task's refusal of its operation (in @g) was audited, its
- * record's fields then in @g, 0 if not or if it was not refused there,
- * -errno if the mark did not come.  @complain: whether what it was
- * allowed was audited (as ALLOWED) instead.  In enforce mode every
- * world's records are read, for what they contradict ([audit]).
+ * Reads the records of worlds @got[0..@n), up to one mark: whether each
+ * world's refusal of its operation was audited, the record's fields then
+ * in it; in complain mode (@complain[i]) whether what it was allowed was
+ * audited (as ALLOWED) instead; in enforce mode, what its records
+ * contradict ([audit]).  0, or -errno if the mark did not come.
  */
-static int hist_audited(const struct hist_profs *hp, struct hist_got *g,
-			bool complain)
+static int hist_audited(const struct hist_profs *hp, struct hist_got *got,
+			const bool *complain, unsigned int n)
 {
-	const struct outcome *o = &g->o;
-	struct hist_refusal r = {
-		.got = g,
-		.verdict = complain ? "apparmor=\"ALLOWED\"" :
-				      "apparmor=\"DENIED\"",
-		.denied = complain ? -1 : 0,
-	};
-	char pid_kv[32], mark_kv[32];
+	struct hist_records rs = { .n = n };
+	char mark_kv[32];
 	const char *const mark[] = { "apparmor=\"DENIED\"",
 				     "operation=\"create\"", mark_kv, NULL };
 	struct outcome m = { .step = STEP_DONE };
-	bool at_op = o->step == STEP_OP || o->step == STEP_RETRY;
-	bool judged = complain ? at_op || o->step == STEP_DONE :
-			  at_op && (o->err == EACCES || o->err == EPERM);
+	bool judged[HIST_WORLDS], at_op[HIST_WORLDS], any = false;
+	unsigned int i;
 	pid_t pid;
-	int n;
+	int ret;
 
-	g->profile[0] = '\0';
-	if (hp->afd < 0 || (complain && !judged))
+	for (i = 0; i < n; i++) {
+		const struct outcome *o = &got[i].o;
+
+		at_op[i] = o->step == STEP_OP || o->step == STEP_RETRY;
+		judged[i] = complain[i] ?
+			    at_op[i] || o->step == STEP_DONE :
+			    at_op[i] && (o->err == EACCES || o->err == EPERM);
+		/* In enforce mode every world's records are read. */
+		any |= judged[i] || !complain[i];
+		rs.r[i] = (struct hist_refusal){
+			.got = &got[i],
+			.verdict = complain[i] ? "apparmor=\"ALLOWED\"" :
+						 "apparmor=\"DENIED\"",
+			.denied = complain[i] ? -1 : 0,
+		};
+		if (o->pid > 0)
+			snprintf(rs.r[i].pid_kv, sizeof(rs.r[i].pid_kv),
+				 " pid=%d ", o->pid);
+	}
+	if (hp->afd < 0 || !any)
 		return 0;
 	pid = spawn(hist_mark_main,
 		    (void *)hp->u[UK_PLAIN][hist_user(U_NO_UNIX, F_R)]);
 	if (pid < 0)
 		return pid;
 	reap(&m, pid);
-	snprintf(pid_kv, sizeof(pid_kv), " pid=%d ", o->pid);
 	snprintf(mark_kv, sizeof(mark_kv), " pid=%d ", pid);
-	r.pid_kv = pid_kv;
-	n = audit_log_scan(hp->afd, mark, hist_refusal, &r, HISTORY_AUDIT_MS);
-	if (n < 0)
-		return n;
-	g->unaudited = at_op && o->err == EACCES && !r.denied;
-	/* A record of no refusal of the operation is not its outcome. */
-	if (!judged)
-		g->profile[0] = '\0';
-	return judged && n > 0;
+	ret = audit_log_scan(hp->afd, mark, hist_record, &rs, HISTORY_AUDIT_MS);
+	if (ret < 0)
+		return ret;
+	for (i = 0; i < n; i++) {
+		got[i].unaudited = !complain[i] && at_op[i] &&
+				   got[i].o.err == EACCES && !rs.r[i].denied;
+		/* A record of no refusal of the operation is not its outcome. */
+		got[i].audited = judged[i] && rs.r[i].n > 0;
+		if (!got[i].audited)
+			got[i].profile[0] = '\0';
+	}
+	return 0;
 }
 
 /*
@@ -378,14 +411,11 @@ static int hist_worlds(const struct hist_profs *hp, const struct hist_case *hc,
 	unsigned int i;
 	int ret;
 
-	for (i = 0; i < hc->worlds; i++) {
-		ret = hist_world_got(hp, hc, i, &got[i]);
-		if (ret)
-			return ret;
+	ret = hist_worlds_got(hp, hc, hc->worlds, got);
+	for (i = 0; !ret && i < hc->worlds; i++)
 		if (hist_timed_out(&got[i].o))
 			return -ETIMEDOUT;
-	}
-	return 0;
+	return ret;
 }
 
 /*

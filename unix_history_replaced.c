@@ -32,7 +32,7 @@ static void stack_replaced_one(struct __test_metadata *_metadata,
 	char w[512], o[512];
 	int ret;
 
-	ret = hist_world_got(hp, hc, 0, &got);
+	ret = hist_worlds_got(hp, hc, 1, &got);
 	ASSERT_EQ(0, ret) TH_LOG("cannot run: %s", strerror(-ret));
 	hist_world_str(hc, AA_ABI_NEW, 0, w, sizeof(w));
 	EXPECT_TRUE(got.o.step == STEP_OP && got.o.err == EACCES &&

@@ -171,8 +171,8 @@ static const char *hist_peer_reg(struct ctx *c, enum hist_peer_rules k);
 static const char *hist_maker_label(const struct hist_profs *hp,
 				    const struct hist_case *hc, int w,
 				    char *buf, size_t len);
-static int hist_audited(const struct hist_profs *hp, struct hist_got *g,
-			bool complain);
+static int hist_audited(const struct hist_profs *hp, struct hist_got *got,
+			const bool *complain, unsigned int n);
 
 /* Where A's exec rule for U @u stacks it: a link to this program. */
 static void hist_exec_path(char *buf, size_t len, unsigned int u)
@@ -194,6 +194,12 @@ static void hist_user_short(char *buf, size_t len, enum aa_abi abi,
 		 abi == AA_ABI_NEW ? "new" : "old");
 }
 
+/* End @i's name: its path's in the run directory, or its abstract one. */
+static void hist_end_name(char *buf, size_t len, int i)
+{
+	run_name(buf, len, i ? "hist1" : "hist0");
+}
+
 /*
  * U @i in text @kind (enum hist_kind), registered, with A//&U in @stack;
  * NULL if one is not.
@@ -204,7 +210,7 @@ static const char *hist_user_reg(struct ctx *c, const struct prof *a,
 {
 	const char *dir = aa_policy_dir(policy), *name;
 	bool own = kind == UK_OWNER, eq = kind == UK_EQUIV;
-	char short_name[32];
+	char short_name[32], end[NAME_MAX_LEN];
 	struct prof u = { .name = short_name };
 	int k;
 
@@ -219,6 +225,11 @@ static const char *hist_user_reg(struct ctx *c, const struct prof *a,
 	prof_add(&u, "  /proc/*/attr/{apparmor/,}current w,\n");
 	if (eq)
 		prof_add(&u, "  deny /%s_never w,\n", short_name);
+	/* Its file rules again, as single-path rules for the ends' paths. */
+	for (k = 0; eq && k < 2; k++) {
+		hist_end_name(end, sizeof(end), k);
+		prof_add(&u, "  %s/%s %s,\n", dir, end, hist_file_perms(i));
+	}
 	/* And rules for a peer and an address no socket of the lane has. */
 	if (eq && c->v->abi == AA_ABI_NEW)
 		prof_add(&u, "  unix peer=(label=%s_nobody),\n"
@@ -398,7 +409,7 @@ static int hist_run(const struct hist_profs *hp, const struct hist_case *hc,
 
 	hist_exec_path(x, sizeof(x), ui);
 	for (i = 0; i < 2; i++) {
-		run_name(names[i], sizeof(names[i]), i ? "hist1" : "hist0");
+		hist_end_name(names[i], sizeof(names[i]), i);
 		snprintf(path[i], sizeof(path[i]), "%s/%s",
 			 aa_policy_dir(policy), names[i]);
 		unlink(path[i]);
@@ -522,26 +533,31 @@ static bool hist_one_route(enum hist_rel rel)
 	       rel == REL_OTHER_ABI;
 }
 
-/* Runs world @w of @hc into @g, and reads its record: 0, or -errno. */
-static int hist_world_got(const struct hist_profs *hp,
-			  const struct hist_case *hc, int w,
-			  struct hist_got *g)
+/* Runs the first @n worlds of @hc, then reads their records: 0, or -errno. */
+static int hist_worlds_got(const struct hist_profs *hp,
+			   const struct hist_case *hc, unsigned int n,
+			   struct hist_got *got)
 {
 	char both[2 * NAME_MAX_LEN + 4];
+	bool complain[HIST_WORLDS];
+	unsigned int i;
 	int ret;
 
-	*g = (struct hist_got){ };
-	ret = hist_run(hp, hc, w, &g->o);
-	if (ret)
-		return ret;
-	g->audited = hist_audited(hp, g, hc->w[w].kind == UK_COMPLAIN);
-	if (g->audited < 0)
-		return g->audited;
+	for (i = 0; i < n; i++) {
+		got[i] = (struct hist_got){ };
+		ret = hist_run(hp, hc, i, &got[i].o);
+		if (ret)
+			return ret;
+		complain[i] = hc->w[i].kind == UK_COMPLAIN;
+	}
+	ret = hist_audited(hp, got, complain, n);
 	/* U in another text refusing where U would is the same outcome. */
-	g->by_u = g->audited &&
-		  !strcmp(g->profile,
-			  hist_task_label(hp, hc, w, both, sizeof(both)));
-	return 0;
+	for (i = 0; !ret && i < n; i++)
+		got[i].by_u = got[i].audited &&
+			      !strcmp(got[i].profile,
+				      hist_task_label(hp, hc, i, both,
+						      sizeof(both)));
+	return ret;
 }
 
 /* Judges of a world against another's use: unix_history_policies.c. */
@@ -584,11 +600,9 @@ static int hist_differ(const struct hist_profs *hp, struct hist_case *hc,
 
 	v = v ?: &none;
 	*v = HV_NOT_RUN;
-	for (i = 0; i < hc->worlds; i++) {
-		ret = hist_world_got(hp, hc, i, &got[i]);
-		if (ret)
-			return ret;
-	}
+	ret = hist_worlds_got(hp, hc, hc->worlds, got);
+	if (ret)
+		return ret;
 	/* A world its own records contradict is a pair by itself. */
 	for (i = 0; i < hc->worlds; i++)
 		if (hist_audit_wrong(&got[i]))
