@@ -223,19 +223,6 @@ const char *hist_peer_to_u(enum hist_peer_rules k)
 	return hist_peer_rules_to_u[k];
 }
 
-const char *hist_peer_name(enum hist_peer_rules k)
-{
-	static const char *const names[PEER_COUNT] = {
-		[PEER_ALL] = "towards U: connect, send, receive",
-		[PEER_NO_SEND] = "towards U: connect, receive",
-		[PEER_NO_RECEIVE] = "towards U: connect, send",
-		[PEER_NONE] = "towards U: nothing",
-		[PEER_ALL_TOO] = "towards U: connect, send, receive",
-	};
-
-	return names[k];
-}
-
 /*
  * stacked_peers: the pair made, warmed and end 1 kept by a peer P, by a
  * second P2, or by their stack, the task's U the same; by a change, a
@@ -552,14 +539,17 @@ static void hist_maker_str(const struct hist_case *hc, int w, char *buf,
 {
 	enum hist_maker m = hc->w[w].maker;
 	const char *p[2] = {
-		hist_peer_name(hc->peer_user), hist_peer_name(hc->user2),
+		hist_peer_to_u(hc->peer_user), hist_peer_to_u(hc->user2),
 	};
+	int i;
 
+	for (i = 0; i < 2; i++)
+		p[i] = p[i][0] ? p[i] : "nothing";
 	if (m == MAKER_BOTH)
-		snprintf(buf, len, "P//&P2 (%s; %s)", p[0], p[1]);
+		snprintf(buf, len, "P//&P2 (towards U: %s; %s)", p[0], p[1]);
 	else if (m != MAKER_A)
-		snprintf(buf, len, "%s (%s)", m == MAKER_PEER ? "P" : "P2",
-			 p[m == MAKER_PEER2]);
+		snprintf(buf, len, "%s (towards U: %s)",
+			 m == MAKER_PEER ? "P" : "P2", p[m == MAKER_PEER2]);
 	else
 		snprintf(buf, len, "%s",
 			 hc->unconfined ? "an unconfined task" : "A");

@@ -105,8 +105,6 @@ enum hist_peer_rules {
 	PEER_COUNT,
 };
 
-/* P's description: "towards U: connect, send". */
-const char *hist_peer_name(enum hist_peer_rules k);
 /* P's unix rules towards U, "" for none. */
 const char *hist_peer_to_u(enum hist_peer_rules k);
 
