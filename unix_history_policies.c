@@ -35,15 +35,16 @@
  *   (delivered and allowed) exactly where U and U2 each do, and its
  *   refusal at the operation is audited by a profile that refused it
  *   alone ([audit]).
- * - stacked_peers (NEW ABI): the same task U, its pair made, used first
- *   and end 1 kept by a peer P, by a second P2, or by their stack P//&P2,
- *   instead of A (by a change, a fork or SCM_RIGHTS: P has no exec rule).
- *   The P's grant every unix operation among themselves and differ in
- *   what they grant a U.  A stacked peer decides as its profiles
- *   together ([label], [peer]): U does the operation exactly where it
- *   does with P and with P2, and a refusal is audited by a profile that
- *   refused alone.  The OLD ABI's network rules have no peer=(): a P
- *   refusing U would refuse its own pair, so that test skips.
+ * - stacked_peers: the same task U, its pair made, used first and end 1
+ *   kept by a peer P, by a second P2, or by their stack P//&P2, instead
+ *   of A (by a change, a fork or SCM_RIGHTS: P has no exec rule).  The
+ *   P's grant every unix operation among themselves and differ in what
+ *   they grant a U; they are written in the NEW ABI in both tests (the
+ *   OLD ABI's network rules have no peer=(): a P refusing U would refuse
+ *   its own pair).  A stacked peer decides as its profiles together
+ *   ([label], [peer]): U does the operation exactly where it does with P
+ *   and with P2, and a refusal is audited by a profile that refused
+ *   alone.
  * - owner_user: ends on paths, made by A (root's, as the task is) or given
  *   to another user once bound (the test does that, at the peer's event
  *   of a fork: the only route with one); U with its file rules on the run
@@ -71,7 +72,8 @@
  * quietly, fails in every history alike.
  *
  * Each test registers its own ABI's pool; other_abi_user names the other
- * ABI's U, which the other test registers (all are loaded at once).
+ * ABI's U, and the OLD ABI's stacked_peers the P's, which the other test
+ * registers (all are loaded at once).
  */
 
 /*
@@ -163,6 +165,24 @@ static bool hist_did(const struct outcome *o)
 }
 
 /*
+ * Whether @op names a hook of the task's operation: aa_file_perm() (a
+ * file, or a socket's revalidation) and a socket's own hooks, which a
+ * write() or read() also meets.
+ */
+static bool hist_op_hook(const char *op)
+{
+	static const char *const ops[] = {
+		"file_perm", "file_lock", "sendmsg", "recvmsg", "accept",
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(ops); i++)
+		if (!strcmp(op, ops[i]))
+			return true;
+	return false;
+}
+
+/*
  * Whether a DENIED record of the task's, of operation @op, contradicts
  * its outcome @o: it went on past the step the record refuses.  Its
  * end's making (made there) is a step of its own; the hooks of the
@@ -172,18 +192,12 @@ static bool hist_did(const struct outcome *o)
 static bool hist_unenforced(const struct outcome *o, const char *op)
 {
 	static const char *const made[] = { "create", "bind", "listen" };
-	static const char *const used[] = {
-		"file_perm", "file_lock", "sendmsg", "recvmsg", "accept",
-	};
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(made); i++)
 		if (!strcmp(op, made[i]))
 			return o->step > STEP_CREATE;
-	for (i = 0; i < ARRAY_SIZE(used); i++)
-		if (!strcmp(op, used[i]))
-			return hist_did(o);
-	return false;
+	return hist_op_hook(op) && hist_did(o);
 }
 
 /* What world @g's own records contradict ([audit]), or NULL. */
@@ -210,11 +224,10 @@ static void hist_mark_main(void *arg)
 
 /*
  * A world's records: a refusal of the operation by its task (@pid_kv:
- * " pid=N ", NULL if it never ran), or in complain mode what it was
- * allowed: of a file operation by aa_file_perm() (a file or a socket's
- * revalidation), or of a socket's by its hooks, which a write() or
- * read() also meets.  Not of the route's own checks (exec, SCM_RIGHTS),
- * in which the same task may refuse other descriptors.
+ * " pid=N ", "" if it never ran), or in complain mode what it was
+ * allowed, by a hook of the operation (hist_op_hook()).  Not of the
+ * route's own checks (exec, SCM_RIGHTS), in which the same task may
+ * refuse other descriptors.
  */
 struct hist_refusal {
 	char pid_kv[32];
@@ -234,12 +247,8 @@ static void hist_field(const char *rec, const char *key, char *val,
 
 static void hist_refusal(const char *rec, struct hist_refusal *r)
 {
-	static const char *const ops[] = {
-		"file_perm", "file_lock", "sendmsg", "recvmsg", "accept",
-	};
 	struct hist_got *g = r->got;
 	char op[32], req[16], den[16];
-	size_t i;
 
 	if (!strstr(rec, r->verdict) ||
 	    !audit_field(rec, "operation", op, sizeof(op)))
@@ -250,9 +259,7 @@ static void hist_refusal(const char *rec, struct hist_refusal *r)
 			snprintf(g->unenforced, sizeof(g->unenforced), "%s",
 				 op);
 	}
-	for (i = 0; i < ARRAY_SIZE(ops) && strcmp(op, ops[i]); i++)
-		;
-	if (i == ARRAY_SIZE(ops) || r->n++)
+	if (!hist_op_hook(op) || r->n++)
 		return;
 	hist_field(rec, "profile", g->profile, sizeof(g->profile));
 	snprintf(g->op, sizeof(g->op), "%s", op);
@@ -348,16 +355,25 @@ static int hist_audited(const struct hist_profs *hp, struct hist_got *got,
 }
 
 /*
- * stacked_peers' P @k: its pair and ends its own, whatever the peer
- * label of a stack of P's (each of its profiles is matched), and its
- * rules towards U its choice.
+ * stacked_peers' P @k, its name in @buf: its pair and ends its own,
+ * whatever the peer label of a stack of P's (each of its profiles is
+ * matched), and its rules towards U its choice.  P is written in the NEW
+ * ABI, whose unix rules tell a peer from its own ends (the OLD ABI's
+ * have no peer=()); the OLD ABI's test names it, the NEW ABI's registers
+ * it.  NULL if it is not registered.
  */
-static const char *hist_peer_reg(struct ctx *c, enum hist_peer_rules k)
+static const char *hist_peer_reg(struct ctx *c, enum hist_peer_rules k,
+				 char *buf, size_t len)
 {
 	char short_name[32], peers[NAME_MAX_LEN], users[NAME_MAX_LEN];
 	struct prof p = { .name = short_name };
+	const char *name;
 
 	snprintf(short_name, sizeof(short_name), "hist_p_%d_new", k);
+	if (c->v->abi != AA_ABI_NEW) {
+		run_name(buf, len, short_name);
+		return buf;
+	}
 	run_name(peers, sizeof(peers), "hist_p_*");
 	run_name(users, sizeof(users), "hist_u_*");
 	prof_base(&p, aa_policy_dir(policy), "rwk");
@@ -368,7 +384,10 @@ static const char *hist_peer_reg(struct ctx *c, enum hist_peer_rules k)
 			 hist_peer_to_u(k), users);
 	prof_add(&p, "  /** rm,\n  change_profile,\n"
 		 "  /proc/*/attr/{apparmor/,}current w,\n");
-	return registered(c, &p);
+	name = registered(c, &p);
+	if (name)
+		snprintf(buf, len, "%s", name);
+	return name;
 }
 
 /* Who makes world @w's pair and keeps end 1: A, P, P2 or P//&P2. */
