@@ -62,7 +62,7 @@ UNIX_PROGS := $(OUTPUT)/aa_unix_mediation $(OUTPUT)/unix_fixes_test
 $(UNIX_PROGS): CFLAGS += $(APPARMOR_CFLAGS) $(URING_CFLAGS)
 $(UNIX_PROGS): LDLIBS += $(APPARMOR_LIBS) $(URING_LIBS)
 $(OUTPUT)/aa_unix_mediation: aa_unix_mediation.c $(UNIX_SRCS)
-$(OUTPUT)/aa_unix_mediation: unix_handoff.c
+$(OUTPUT)/aa_unix_mediation: unix_handoff.c unix_handoff_ops.c
 $(OUTPUT)/aa_unix_mediation: audit_log.c
 $(OUTPUT)/aa_unix_mediation: unix_history.c
 $(OUTPUT)/aa_unix_mediation: unix_carried.c

@@ -34,23 +34,13 @@
 #include "common.h"
 #include "unix_core.h"
 #include "unix_handoff.h"
+#include "unix_handoff_ops.h"
 
 /* The creator's process and, for fork and SCM_RIGHTS, the user's. */
 enum who {
 	CREATOR,
 	USER,
 	WHO_COUNT,
-};
-
-struct run {
-	const struct handoff *h;
-	struct outcome *out;
-	struct run *user;	/* the creator's: where the user records */
-	int chan;		/* to the other process, -1 if none */
-	int chan_other;		/* the end only the other process holds */
-#ifdef HAVE_LIBURING
-	struct io_uring ring;
-#endif
 };
 
 const char *handoff_how_name(enum handoff_how how)
@@ -88,6 +78,9 @@ const char *handoff_peer_name(enum handoff_peer peer)
 		[HPEER_USE] = "uses end 1",
 		[HPEER_CHANGE] = "changes profile",
 		[HPEER_REPLACE] = "has its profile replaced",
+		[HPEER_READ] = "reads end 1",
+		[HPEER_SHUTDOWN] = "shuts end 1 down",
+		[HPEER_CLOSE] = "closes end 1",
 	};
 
 	return peer < HPEER_COUNT ? names[peer] : "?";
@@ -115,320 +108,6 @@ const char *handoff_op_name(enum handoff_op op)
 	};
 
 	return op < HOP_COUNT ? names[op] : "?";
-}
-
-static void make_msg(char *buf, enum handoff_op op)
-{
-	memset(buf, 0, MSG_LEN);
-	snprintf(buf, MSG_LEN, "aa_unix_mediation handoff %s",
-		 handoff_op_name(op));
-}
-
-#ifdef HAVE_LIBURING
-static bool op_uring(enum handoff_op op)
-{
-	return op == HOP_URING_SEND || op == HOP_URING_RECV ||
-	       op == HOP_URING_WRITE || op == HOP_URING_READ;
-}
-
-/*
- * One io_uring SEND, RECV, WRITE or READ, as the task does it: -1 and
- * errno if refused.  A socket takes no offset but 0 (sock_read_iter()).
- */
-static ssize_t uring_xfer(struct run *r, enum handoff_op via, int fd,
-			  char *buf, size_t len)
-{
-	struct io_uring_sqe *sqe = io_uring_get_sqe(&r->ring);
-	struct io_uring_cqe *cqe;
-	int ret;
-
-	if (!sqe) {
-		errno = EBUSY;
-		return -1;
-	}
-	if (via == HOP_URING_SEND)
-		io_uring_prep_send(sqe, fd, buf, len, 0);
-	else if (via == HOP_URING_RECV)
-		io_uring_prep_recv(sqe, fd, buf, len, 0);
-	else if (via == HOP_URING_WRITE)
-		io_uring_prep_write(sqe, fd, buf, len, 0);
-	else
-		io_uring_prep_read(sqe, fd, buf, len, 0);
-	ret = io_uring_submit_and_wait(&r->ring, 1);
-	if (ret >= 0)
-		ret = io_uring_wait_cqe(&r->ring, &cqe);
-	if (ret < 0) {
-		errno = -ret;
-		return -1;
-	}
-	ret = cqe->res;
-	io_uring_cqe_seen(&r->ring, cqe);
-	if (ret < 0) {
-		errno = -ret;
-		return -1;
-	}
-	return ret;
-}
-#endif
-
-/* The ring of an io_uring op, made by the label that uses it. */
-static int ring_open(struct run *r, enum step at, enum handoff_op op)
-{
-	int ret = 0;
-
-#ifdef HAVE_LIBURING
-	if (op_uring(op))
-		ret = io_uring_queue_init(2, &r->ring, 0);
-#endif
-	(void)op;
-	errno = -ret;
-	return wrong(r->out, at, !ret, FAULT_TEST) ? -1 : 0;
-}
-
-static void ring_close(struct run *r, enum handoff_op op)
-{
-#ifdef HAVE_LIBURING
-	if (op_uring(op))
-		io_uring_queue_exit(&r->ring);
-#endif
-	(void)r;
-	(void)op;
-}
-
-/* readv() or writev() of @buf's two halves: a vector, not one buffer. */
-static ssize_t vec_xfer(int fd, char *buf, size_t len, bool out)
-{
-	struct iovec iov[2] = {
-		{ .iov_base = buf, .iov_len = len / 2 },
-		{ .iov_base = buf + len / 2, .iov_len = len - len / 2 },
-	};
-
-	return out ? writev(fd, iov, 2) : readv(fd, iov, 2);
-}
-
-/* splice() between @fd and a pipe, @to the socket or from it. */
-static ssize_t splice_xfer(int fd, char *buf, size_t len, bool to)
-{
-	ssize_t n;
-	int p[2], err;
-
-	if (pipe2(p, O_CLOEXEC))
-		return -1;
-	if (to) {
-		n = write(p[1], buf, len);
-		if (n == (ssize_t)len)
-			n = splice(p[0], NULL, fd, NULL, len, 0);
-	} else {
-		n = splice(fd, NULL, p[1], NULL, len, 0);
-		if (n > 0)
-			n = read(p[0], buf, n);
-	}
-	err = errno;
-	close(p[0]);
-	close(p[1]);
-	errno = err;
-	return n;
-}
-
-/* Moves @len bytes through @fd by the system call of @via. */
-static ssize_t xfer(struct run *r, enum handoff_op via, int fd, char *buf,
-		    size_t len)
-{
-	struct iovec iov = { .iov_base = buf, .iov_len = len };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
-
-	switch (via) {
-	case HOP_WRITE:
-		return write(fd, buf, len);
-	case HOP_READ:
-		return read(fd, buf, len);
-	case HOP_SENDMSG:
-		return sendmsg(fd, &msg, 0);
-	case HOP_RECVMSG:
-		return recvmsg(fd, &msg, 0);
-	case HOP_WRITEV:
-	case HOP_READV:
-		return vec_xfer(fd, buf, len, via == HOP_WRITEV);
-	case HOP_SPLICE_TO:
-	case HOP_SPLICE_FROM:
-		return splice_xfer(fd, buf, len, via == HOP_SPLICE_TO);
-#ifdef HAVE_LIBURING
-	case HOP_URING_SEND:
-	case HOP_URING_RECV:
-	case HOP_URING_WRITE:
-	case HOP_URING_READ:
-		return uring_xfer(r, via, fd, buf, len);
-#endif
-	default:
-		(void)r;
-		errno = EOPNOTSUPP;
-		return -1;
-	}
-}
-
-static bool op_reads(enum handoff_op op)
-{
-	return op == HOP_READ || op == HOP_RECVMSG || op == HOP_URING_RECV ||
-	       op == HOP_READV || op == HOP_SPLICE_FROM || op == HOP_URING_READ;
-}
-
-static bool op_locks(enum handoff_op op)
-{
-	return op == HOP_FLOCK_SH || op == HOP_FLOCK_EX;
-}
-
-/* What aa_file_perm() revalidates: not the socket hooks' ops. */
-static bool op_file(enum handoff_op op)
-{
-	return op == HOP_WRITE || op == HOP_READ || op >= HOP_FLOCK_SH;
-}
-
-/* The lock of @op on @fd, and its release: nothing else waits on it. */
-static int lock_at(struct run *r, enum step where, int fd, enum handoff_op op)
-{
-	if (failed(r->out, where,
-		   flock(fd, (op == HOP_FLOCK_EX ? LOCK_EX : LOCK_SH) | LOCK_NB)))
-		return -1;
-	return failed(r->out, where, flock(fd, LOCK_UN)) ? -1 : 0;
-}
-
-/* Receives the run's message on @fd by @via and checks every byte. */
-static int recv_msg(struct run *r, enum step where, int fd,
-		    enum handoff_op via)
-{
-	char want[MSG_LEN], got[MSG_LEN + 1];
-	/* One more byte shows a longer record; a stream has no records. */
-	size_t len = r->h->type == SOCK_STREAM ? MSG_LEN : sizeof(got);
-	ssize_t n;
-
-	if (!readable(r->out, where, fd, -1))
-		return -1;
-	n = xfer(r, via, fd, got, len);
-	if (failed(r->out, where, n) || wrong(r->out, where, n == MSG_LEN, FAULT_SHORT))
-		return -1;
-	make_msg(want, r->h->op);
-	return wrong(r->out, where, !memcmp(want, got, MSG_LEN), FAULT_PAYLOAD) ? -1 : 0;
-}
-
-static int send_msg(struct run *r, enum step where, int fd,
-		    enum handoff_op via)
-{
-	char buf[MSG_LEN];
-	ssize_t n;
-
-	make_msg(buf, r->h->op);
-	n = xfer(r, via, fd, buf, MSG_LEN);
-	if (failed(r->out, where, n))
-		return -1;
-	return wrong(r->out, where, n == MSG_LEN, FAULT_SHORT) ? -1 : 0;
-}
-
-/*
- * accept() on the listener @fd, then a message back on the connection:
- * the check at the other end sees it.
- */
-static int accept_at(struct run *r, enum step at, int fd)
-{
-	int conn = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
-	int ret;
-
-	if (failed(r->out, at, conn))
-		return -1;
-	ret = send_msg(r, at, conn, HOP_SENDMSG);
-	close(conn);
-	return ret;
-}
-
-static int op_once(struct run *r, enum step at, int fd)
-{
-	if (op_locks(r->h->op))
-		return lock_at(r, at, fd, r->h->op);
-	if (op_reads(r->h->op))
-		return recv_msg(r, at, fd, r->h->op);
-	return send_msg(r, at, fd, r->h->op);
-}
-
-/*
- * A revalidated operation, asked again, is decided again the same way:
- * the socket caches the user's label only once it was allowed.  @first
- * is what the first one returned; a fault of the test is not retried.
- */
-static int retry(struct run *r, int fd, int first)
-{
-	struct outcome *out = r->out, again = { .step = STEP_NOT_RUN };
-	int ret;
-
-	if (out->fault)
-		return first;
-	r->out = &again;
-	ret = op_once(r, STEP_RETRY, fd);
-	r->out = out;
-	if (again.fault || (!first && !ret) ||
-	    (first && ret && again.err == out->err))
-		return first;
-	*out = (struct outcome){ .step = STEP_RETRY, .err = first ? out->err : 0,
-				 .fault = FAULT_RETRY, .detail = again.err };
-	return -1;
-}
-
-/* The operation on end @fd, recorded as step @at. */
-static int use_at(struct run *r, enum step at, int fd)
-{
-	enum handoff_op op = r->h->op;
-	int ret;
-
-	r->out->step = at;
-	r->out->pid = getpid();
-	if (op == HOP_ACCEPT)
-		return accept_at(r, at, fd);
-	if (op == HOP_CONNECT) {
-		struct sockaddr_un addr;
-		socklen_t len = unix_addr(&addr, r->h->path[1], true);
-
-		return failed(r->out, at,
-			      connect(fd, (struct sockaddr *)&addr, len)) ?
-		       -1 : 0;
-	}
-	/* The ring is the new label's own, made after the change. */
-	if (ring_open(r, at, op))
-		return -1;
-	ret = op_once(r, at, fd);
-	if (at == STEP_OP && op_file(op))
-		ret = retry(r, fd, ret);
-	ring_close(r, op);
-	return ret;
-}
-
-static int use(struct run *r, int fd)
-{
-	return use_at(r, STEP_OP, fd);
-}
-
-/*
- * The creator's end receives what the user's end wrote, or accepts the
- * connection it made.
- */
-static int check_at(struct run *r, enum step at, int fd)
-{
-	int conn;
-
-	if (op_reads(r->h->op) || op_locks(r->h->op))
-		return 0;
-	if (r->h->op != HOP_CONNECT)
-		return recv_msg(r, at, fd, r->h->creator_file_ops ? HOP_READ :
-				HOP_RECVMSG);
-	if (!readable(r->out, at, fd, -1))
-		return -1;
-	conn = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
-	if (failed(r->out, at, conn))
-		return -1;
-	close(conn);
-	return 0;
-}
-
-static int check(struct run *r, int fd)
-{
-	return check_at(r, STEP_CHECK, fd);
 }
 
 /* Asks the caller to replace our profile, and waits until it has. */
@@ -603,21 +282,21 @@ static int warm_ops(struct run *r, enum step at, int sv[2], unsigned int w)
 	int ret = 0;
 
 	for (op = HOP_WRITE; op < HOP_COUNT && !ret; op++) {
-		if (!(w & HANDOFF_WARM(op)) || !op_file(op))
+		if (!(w & HANDOFF_WARM(op)) || !handoff_op_file(op))
 			continue;
-		if (op_locks(op)) {
-			ret = lock_at(r, at, sv[0], op);
+		if (handoff_op_locks(op)) {
+			ret = end_lock(r, at, sv[0], op);
 			continue;
 		}
-		if (ring_open(r, at, op))
+		if (end_ring_open(r, at, op))
 			return -1;
-		if (op_reads(op))
-			ret = send_msg(r, at, sv[1], HOP_SENDMSG) ||
-			      recv_msg(r, at, sv[0], op) ? -1 : 0;
+		if (handoff_op_reads(op))
+			ret = end_send(r, at, sv[1], HOP_SENDMSG) ||
+			      end_recv(r, at, sv[0], op) ? -1 : 0;
 		else
-			ret = send_msg(r, at, sv[0], op) ||
-			      recv_msg(r, at, sv[1], HOP_RECVMSG) ? -1 : 0;
-		ring_close(r, op);
+			ret = end_send(r, at, sv[0], op) ||
+			      end_recv(r, at, sv[1], HOP_RECVMSG) ? -1 : 0;
+		end_ring_close(r, op);
 	}
 	return ret;
 }
@@ -631,6 +310,21 @@ static int stack_mid(struct run *r, int sv[2])
 	       warm_ops(r, STEP_HANDOFF, sv, r->h->mid_warm) ? -1 : 0;
 }
 
+/*
+ * The user's side of the peer's turn (run.turn, pipes, which AppArmor
+ * does not mediate): it says it is there and waits for the go, which
+ * never comes if the peer's event failed.
+ */
+static bool peer_turn_wait(struct run *r)
+{
+	char c = 0;
+
+	if (r->h->peer == HPEER_NONE)
+		return true;
+	return write(r->turn[1], "u", 1) == 1 &&
+	       read(r->turn[0], &c, 1) == 1 && c == 'g';
+}
+
 /* The user's process of HANDOFF_PASS: it receives end 0 and uses it. */
 static void pass_user(struct run *r, int chan)
 {
@@ -641,12 +335,13 @@ static void pass_user(struct run *r, int chan)
 	     confine(r->out, STEP_CONFINE_USER, r->h->creator, false, false)) ||
 	    (r->h->mid &&
 	     put_on(r->h, r->out, r->h->mid, r->h->mid_label, false)) ||
+	    (!r->h->peer_after && !peer_turn_wait(r)) ||
 	    become_user(r->h, r->out, false))
 		return;
 	fd = recv_fd(r->out, chan);
-	if (fd < 0)
+	if (fd < 0 || (r->h->peer_after && !peer_turn_wait(r)))
 		return;
-	if (!use(r, fd))
+	if (!end_use(r, fd))
 		r->out->step = STEP_DONE;
 }
 
@@ -722,9 +417,34 @@ int handoff_exec_main(int argc, char **argv)
 		   !aa_check_label(h.user, true), FAULT_LABEL) &&
 	    !wrong(&out, STEP_EXEC, !fstat(fd, &st) && S_ISSOCK(st.st_mode),
 		   FAULT_NOT_INSTALLED) &&
-	    !use(&r, fd))
+	    !end_use(&r, fd))
 		out.step = STEP_DONE;
 	return write(res, &out, sizeof(out)) == sizeof(out) ? 0 : 1;
+}
+
+/*
+ * HPEER_READ: the file op and the socket op on end 1, neither waiting,
+ * where nothing is queued (what the user reads is queued on end 0).
+ */
+static int peer_read(struct run *r, int fd)
+{
+	char buf[MSG_LEN];
+	int fl = fcntl(fd, F_GETFL);
+	ssize_t n;
+
+	if (failed(r->out, STEP_HANDOFF, fl) ||
+	    failed(r->out, STEP_HANDOFF, fcntl(fd, F_SETFL, fl | O_NONBLOCK)))
+		return -1;
+	n = read(fd, buf, sizeof(buf));
+	if (n < 0 && errno == EAGAIN)
+		n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+	if (n < 0 && errno == EAGAIN)
+		return failed(r->out, STEP_HANDOFF, fcntl(fd, F_SETFL, fl)) ?
+		       -1 : 0;
+	/* Refused, or something was there after all. */
+	if (!failed(r->out, STEP_HANDOFF, n))
+		wrong(r->out, STEP_HANDOFF, false, FAULT_TEST);
+	return -1;
 }
 
 /* The creator's event on the peer's end, end 1 (handoff.peer). */
@@ -736,11 +456,11 @@ static int peer_event(struct run *r, int sv[2], int chan)
 	switch (h->peer) {
 	case HPEER_USE:
 		if ((h->peer_warm & HANDOFF_WARM(HOP_WRITE)) &&
-		    send_msg(r, STEP_HANDOFF, sv[1], HOP_WRITE))
+		    end_send(r, STEP_HANDOFF, sv[1], HOP_WRITE))
 			return -1;
 		for (op = HOP_FLOCK_SH; op <= HOP_FLOCK_EX; op++)
 			if ((h->peer_warm & HANDOFF_WARM(op)) &&
-			    lock_at(r, STEP_HANDOFF, sv[1], op))
+			    end_lock(r, STEP_HANDOFF, sv[1], op))
 				return -1;
 		return 0;
 	case HPEER_CHANGE:
@@ -748,9 +468,28 @@ static int peer_event(struct run *r, int sv[2], int chan)
 			       false);
 	case HPEER_REPLACE:
 		return await_replace(r, chan);
+	case HPEER_READ:
+		return peer_read(r, sv[1]);
+	case HPEER_SHUTDOWN:
+		return failed(r->out, STEP_HANDOFF,
+			      shutdown(sv[1], h->peer_shut)) ? -1 : 0;
+	case HPEER_CLOSE:
+		close(sv[1]);
+		sv[1] = -1;
+		return 0;
 	default:
 		return 0;
 	}
+}
+
+/* The creator's: the peer's event once the user is there, if it ever is. */
+static void peer_turn(struct run *r, int sv[2], int chan)
+{
+	char c = 0;
+
+	if (read(r->turn[0], &c, 1) == 1 && !peer_event(r, sv, chan) &&
+	    write(r->turn[1], "g", 1) != 1)
+		failed(r->out, STEP_HANDOFF, -1);
 }
 
 /*
@@ -764,7 +503,6 @@ static int fork_user(struct run *r, struct run *user, int sv[2], int chan)
 	bool peer = r->h->peer != HPEER_NONE, after = r->h->peer_after;
 	int go[2] = { -1, -1 }, done[2] = { -1, -1 };
 	bool ok;
-	char c = 0;
 	pid_t pid;
 
 	if (peer && (failed(r->out, STEP_HANDOFF, pipe2(go, O_CLOEXEC)) ||
@@ -781,11 +519,12 @@ static int fork_user(struct run *r, struct run *user, int sv[2], int chan)
 		if (peer) {
 			close(go[1]);
 			close(done[0]);
-			ok = ok && write(done[1], "u", 1) == 1 &&
-			     read(go[0], &c, 1) == 1 && c == 'g';
+			user->turn[0] = go[0];
+			user->turn[1] = done[1];
+			ok = ok && peer_turn_wait(user);
 		}
 		ok = ok && !(!after && become_user(r->h, user->out, false));
-		if (ok && !use(user, sv[0]))
+		if (ok && !end_use(user, sv[0]))
 			user->out->step = STEP_DONE;
 		_exit(0);
 	}
@@ -793,12 +532,13 @@ static int fork_user(struct run *r, struct run *user, int sv[2], int chan)
 	if (peer) {
 		close(done[1]);
 		close(go[0]);
+		r->turn[0] = done[0];
+		r->turn[1] = go[1];
 		/* The child stopped on its way: no event. */
 		if (!child_answers(user->out, done[0], pid))
 			pid = -1;
-		else if (read(done[0], &c, 1) == 1 &&
-			 !peer_event(r, sv, chan) && write(go[1], "g", 1) != 1)
-			failed(r->out, STEP_HANDOFF, -1);
+		else
+			peer_turn(r, sv, chan);
 		close(go[1]);
 		close(done[0]);
 	}
@@ -814,7 +554,7 @@ static int hand_off(struct run *r, struct run *user, int sv[2], int chan)
 {
 	switch (r->h->how) {
 	case HANDOFF_CHANGE:
-		if (become_user(r->h, user->out, false) || use(user, sv[0]))
+		if (become_user(r->h, user->out, false) || end_use(user, sv[0]))
 			return -1;
 		user->out->step = STEP_DONE;
 		return 0;
@@ -825,10 +565,10 @@ static int hand_off(struct run *r, struct run *user, int sv[2], int chan)
 	case HANDOFF_REPLACE:
 		/* The pair is in use before the profile is replaced. */
 		if (r->h->op != HOP_CONNECT &&
-		    (use_at(r, STEP_BEFORE, sv[0]) ||
-		     check_at(r, STEP_BEFORE, sv[1])))
+		    (end_use_at(r, STEP_BEFORE, sv[0]) ||
+		     end_check_at(r, STEP_BEFORE, sv[1])))
 			return -1;
-		if (await_replace(r, chan) || use(user, sv[0]))
+		if (await_replace(r, chan) || end_use(user, sv[0]))
 			return -1;
 		user->out->step = STEP_DONE;
 		return 0;
@@ -836,7 +576,13 @@ static int hand_off(struct run *r, struct run *user, int sv[2], int chan)
 		if (send_fd(r->out, chan, sv[0]))
 			return -1;
 		close(sv[0]);
-		return 0;
+		/* The user stopped on its way if its pipe closed: no event. */
+		if (r->h->peer != HPEER_NONE) {
+			if (!readable(r->out, STEP_HANDOFF, r->turn[0], -1))
+				return -1;
+			peer_turn(r, sv, chan);
+		}
+		return r->out->err || r->out->fault ? -1 : 0;
 	}
 }
 
@@ -854,9 +600,9 @@ static void creator(struct run *r, struct run *user, int chan)
 	if (make_pair(r, sv))
 		return;
 	/* Read ops read twice (retry()). */
-	if (op_reads(r->h->op) &&
-	    (send_msg(r, STEP_SEED, sv[1], seed) ||
-	     send_msg(r, STEP_SEED, sv[1], seed)))
+	if (handoff_op_reads(r->h->op) &&
+	    (end_send(r, STEP_SEED, sv[1], seed) ||
+	     end_send(r, STEP_SEED, sv[1], seed)))
 		return;
 	if (r->h->how != HANDOFF_REPLACE &&
 	    warm_ops(r, STEP_BEFORE, sv, r->h->warm))
@@ -873,7 +619,7 @@ static void creator(struct run *r, struct run *user, int chan)
 	if (r->h->how == HANDOFF_PASS && user->out->step != STEP_DONE)
 		return;
 	r->out->step = STEP_CHECK;
-	if (!check(r, sv[1]))
+	if (!end_check(r, sv[1]))
 		r->out->step = STEP_DONE;
 }
 
@@ -899,12 +645,28 @@ static struct outcome merge(const struct outcome o[WHO_COUNT])
 	return m;
 }
 
+/*
+ * The descriptors the other process holds, closed so that it is seen
+ * to stop; and SIGPIPE ignored, since a peer that shut or closed its end
+ * makes a write fail with EPIPE, an outcome like any other.
+ */
+static void own_fds(struct run *r)
+{
+	int i;
+
+	signal(SIGPIPE, SIG_IGN);
+	if (r->chan_other >= 0)
+		close(r->chan_other);
+	for (i = 0; i < 2; i++)
+		if (r->turn_other[i] >= 0)
+			close(r->turn_other[i]);
+}
+
 static void creator_main(void *arg)
 {
 	struct run *r = arg;
 
-	if (r->chan_other >= 0)
-		close(r->chan_other);
+	own_fds(r);
 	creator(r, r->user, r->chan);
 }
 
@@ -912,7 +674,7 @@ static void user_main(void *arg)
 {
 	struct run *r = arg;
 
-	close(r->chan_other);
+	own_fds(r);
 	pass_user(r, r->chan);
 	/* Tells the creator the end has been used, or not. */
 	if (write(r->chan, "u", 1) != 1)
@@ -927,7 +689,8 @@ int handoff_run(const struct handoff *h, struct outcome *out)
 	};
 	struct outcome *sh;
 	struct run r[WHO_COUNT];
-	int chan[2] = { -1, -1 }, ret = 0;
+	int chan[2] = { -1, -1 }, go[2] = { -1, -1 }, done[2] = { -1, -1 };
+	int ret = 0, i;
 	pid_t pid[WHO_COUNT] = { 0, 0 };
 	enum who w;
 
@@ -944,6 +707,10 @@ int handoff_run(const struct handoff *h, struct outcome *out)
 		ret = -errno;
 		goto out;
 	}
+	/* The peer's turn, between the processes of HANDOFF_PASS. */
+	if (h->how == HANDOFF_PASS && h->peer != HPEER_NONE &&
+	    (pipe2(go, O_CLOEXEC) || pipe2(done, O_CLOEXEC)))
+		ret = -errno;
 	for (w = CREATOR; w < WHO_COUNT; w++) {
 		sh[w] = (struct outcome){ .step = STEP_NOT_RUN };
 		r[w] = (struct run){
@@ -952,9 +719,12 @@ int handoff_run(const struct handoff *h, struct outcome *out)
 			.user = &r[USER],
 			.chan = chan[w],
 			.chan_other = chan[!w],
+			.turn = { w ? go[0] : done[0], w ? done[1] : go[1] },
+			.turn_other = { w ? done[0] : go[0],
+					w ? go[1] : done[1] },
 		};
 	}
-	for (w = CREATOR; w < WHO_COUNT; w++) {
+	for (w = CREATOR; w < WHO_COUNT && !ret; w++) {
 		if (w == USER && h->how != HANDOFF_PASS)
 			break;
 		pid[w] = spawn(main_of[w], &r[w]);
@@ -969,9 +739,13 @@ int handoff_run(const struct handoff *h, struct outcome *out)
 		if (ret)
 			kill(pid[CREATOR], SIGKILL);
 	}
-	if (chan[0] >= 0) {
-		close(chan[0]);
-		close(chan[1]);
+	for (i = 0; i < 2; i++) {
+		if (chan[i] >= 0)
+			close(chan[i]);
+		if (go[i] >= 0)
+			close(go[i]);
+		if (done[i] >= 0)
+			close(done[i]);
 	}
 	for (w = CREATOR; w < WHO_COUNT; w++) {
 		if (pid[w] > 0)

@@ -105,14 +105,18 @@ enum handoff_onto {
 };
 
 /*
- * HANDOFF_FORK: what the creator, who keeps end 1 (the peer's end),
- * does around the user's label change.
+ * HANDOFF_FORK and HANDOFF_PASS: what the creator, who keeps end 1 (the
+ * peer's end), does around the user's label change.
  */
 enum handoff_peer {
 	HPEER_NONE,
 	HPEER_USE,	/* handoff.peer_warm's ops, on end 1 */
 	HPEER_CHANGE,	/* change_profile to handoff.peer_label */
 	HPEER_REPLACE,	/* its profile replaced: handoff.replace */
+	/* read() and recv() on end 1, where nothing is queued: EAGAIN */
+	HPEER_READ,
+	HPEER_SHUTDOWN,	/* shutdown(end 1, handoff.peer_shut) */
+	HPEER_CLOSE,	/* end 1 closed: nothing is checked there after */
 	HPEER_COUNT,
 };
 
@@ -178,13 +182,16 @@ struct handoff {
 	 */
 	bool refresh;
 	/*
-	 * HANDOFF_FORK: the peer's event, before the child puts the user's
-	 * label on or (@peer_after) once it has, before the child's op.
-	 * @peer_warm: HANDOFF_WARM() of HOP_WRITE and the flock ops.
+	 * HANDOFF_FORK and HANDOFF_PASS: the peer's event, before the user
+	 * puts its label on or (@peer_after) once it has (and, for
+	 * HANDOFF_PASS, received end 0), before the user's op.
+	 * @peer_warm: HANDOFF_WARM() of HOP_WRITE and the flock ops;
+	 * @peer_shut: SHUT_RD, SHUT_WR or SHUT_RDWR.
 	 */
 	enum handoff_peer peer;
 	bool peer_after;
 	unsigned int peer_warm;
+	int peer_shut;
 	const char *peer_label;
 };
 

@@ -366,6 +366,7 @@ void hist_gen(struct hist_case *hc, u64 seed, enum hist_rel rel)
 	static const enum handoff_how moved[] = {
 		HANDOFF_FORK, HANDOFF_EXEC, HANDOFF_PASS,
 	};
+	static const int shuts[] = { SHUT_RD, SHUT_WR, SHUT_RDWR };
 	u64 s = seed;
 	unsigned int warm = 0;
 	size_t i;
@@ -432,8 +433,9 @@ void hist_gen(struct hist_case *hc, u64 seed, enum hist_rel rel)
 		hc->w[1].warm = warm;
 		break;
 	case REL_PEER_SIDE:
-		hc->w[0].how = HANDOFF_FORK;
-		/* Every way the child itself asks for. */
+		/* The peer keeps end 1 in a process of its own either way. */
+		hc->w[0].how = hist_pick(&s, 2) ? HANDOFF_PASS : HANDOFF_FORK;
+		/* Every way the task itself asks for. */
 		hc->w[0].onto = hist_pick(&s, ONTO_RULE);
 		hc->w[0].warm = warm;
 		hc->w[1] = hc->w[0];
@@ -445,6 +447,7 @@ void hist_gen(struct hist_case *hc, u64 seed, enum hist_rel rel)
 			    hist_pick(&s, 2))
 				hc->peer_warm |= hist_warm_ops[i];
 		hc->peer_warm = hc->peer_warm ?: HANDOFF_WARM(HOP_WRITE);
+		hc->peer_shut = shuts[hist_pick(&s, ARRAY_SIZE(shuts))];
 		break;
 	default:
 		hist_gen_policies(hc, &s, rel, warm);
@@ -513,6 +516,12 @@ static void hist_peer_str(const struct hist_case *hc, enum aa_abi abi,
 			 hist_user_name(abi, hc->peer_user, what, sizeof(what)));
 	} else if (hc->peer == HPEER_REPLACE && !hc->not_owned) {
 		snprintf(buf, len, "; A's profile is replaced by a text that means the same");
+	} else if (hc->peer == HPEER_SHUTDOWN) {
+		snprintf(buf, len, "; A shuts end 1 down (%s)",
+			 hc->peer_shut == SHUT_RD ? "SHUT_RD" :
+			 hc->peer_shut == SHUT_WR ? "SHUT_WR" : "SHUT_RDWR");
+	} else if (hc->peer == HPEER_READ || hc->peer == HPEER_CLOSE) {
+		snprintf(buf, len, "; A %s", handoff_peer_name(hc->peer));
 	} else {
 		buf[0] = '\0';
 	}

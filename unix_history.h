@@ -172,6 +172,7 @@ struct hist_case {
 	/* The peer's event, the same in every world but for its time. */
 	enum handoff_peer peer;
 	unsigned int peer_warm;
+	int peer_shut;		/* HPEER_SHUTDOWN's how */
 	/* HPEER_CHANGE: to this U; stacked_peers: the first P */
 	unsigned int peer_user;
 	/* conjunction: the other U of the stack; stacked_peers: the second P */

@@ -401,6 +401,7 @@ static int hist_run(const struct hist_profs *hp, const struct hist_case *hc,
 		.peer = hc->peer,
 		.peer_after = hc->w[w].peer_after,
 		.peer_warm = hc->peer_warm,
+		.peer_shut = hc->peer_shut,
 		.peer_label = hp->u[UK_PLAIN][hc->peer_user],
 		.replace = hc->not_owned ? hist_give_paths : hist_replace_a,
 		.arg = hc->not_owned ? (void *)path : (void *)hp,
@@ -703,6 +704,11 @@ static void hist_shrink(const struct hist_profs *hp, struct hist_case *hc,
 	t = *hc;
 	t.peer_user = 0;
 	if (t.peer == HPEER_CHANGE)
+		hist_try(hp, hc, &t, rel, got);
+	t = *hc;
+	t.w[0].how = HANDOFF_FORK;
+	t.w[1].how = HANDOFF_FORK;
+	if (rel == REL_PEER_SIDE)
 		hist_try(hp, hc, &t, rel, got);
 }
 

@@ -49,7 +49,8 @@ MACHINERY=(unix_core.c unix_core.h unix_scenario.c unix_scenario.h
 	unix_test.h unix_variants.h kernel_reports.c kernel_reports.h)
 RULES=(SEMANTICS unix_perms.c unix_perms.h unix_rules_tests.c
 	aa_unix_mediation.c)
-HANDOFF=(unix_handoff.c unix_handoff.h unix_handoff_tests.c)
+HANDOFF=(unix_handoff.c unix_handoff.h unix_handoff_ops.c unix_handoff_ops.h
+	unix_handoff_tests.c)
 LABELS=(unix_labels_tests.c audit_log.c audit_log.h unix_audit_tests.c
 	unix_profiles_tests.c)
 STACK=(unix_stack_tests.c)
