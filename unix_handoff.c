@@ -31,6 +31,8 @@
 #include <liburing.h>
 #endif
 
+#include "kselftest.h"
+
 #include "common.h"
 #include "unix_core.h"
 #include "unix_handoff.h"
@@ -111,8 +113,9 @@ const char *handoff_op_name(enum handoff_op op)
 }
 
 /* Asks the caller to replace our profile, and waits until it has. */
-static int await_replace(struct run *r, int chan)
+static int await_replace(struct run *r)
 {
+	int chan = r->rep;
 	char c = 0;
 
 	r->out->step = STEP_HANDOFF;
@@ -336,10 +339,11 @@ static void pass_user(struct run *r, int chan)
 	    (r->h->mid &&
 	     put_on(r->h, r->out, r->h->mid, r->h->mid_label, false)) ||
 	    (!r->h->peer_after && !peer_turn_wait(r)) ||
-	    become_user(r->h, r->out, false))
+	    become_user(r->h, r->out, false) ||
+	    (r->h->peer_after && !peer_turn_wait(r)))
 		return;
 	fd = recv_fd(r->out, chan);
-	if (fd < 0 || (r->h->peer_after && !peer_turn_wait(r)))
+	if (fd < 0)
 		return;
 	if (!end_use(r, fd))
 		r->out->step = STEP_DONE;
@@ -448,7 +452,7 @@ static int peer_read(struct run *r, int fd)
 }
 
 /* The creator's event on the peer's end, end 1 (handoff.peer). */
-static int peer_event(struct run *r, int sv[2], int chan)
+static int peer_event(struct run *r, int sv[2])
 {
 	const struct handoff *h = r->h;
 	enum handoff_op op;
@@ -467,7 +471,7 @@ static int peer_event(struct run *r, int sv[2], int chan)
 		return confine(r->out, STEP_HANDOFF, h->peer_label, false,
 			       false);
 	case HPEER_REPLACE:
-		return await_replace(r, chan);
+		return await_replace(r);
 	case HPEER_READ:
 		return peer_read(r, sv[1]);
 	case HPEER_SHUTDOWN:
@@ -483,11 +487,11 @@ static int peer_event(struct run *r, int sv[2], int chan)
 }
 
 /* The creator's: the peer's event once the user is there, if it ever is. */
-static void peer_turn(struct run *r, int sv[2], int chan)
+static void peer_turn(struct run *r, int sv[2])
 {
 	char c = 0;
 
-	if (read(r->turn[0], &c, 1) == 1 && !peer_event(r, sv, chan) &&
+	if (read(r->turn[0], &c, 1) == 1 && !peer_event(r, sv) &&
 	    write(r->turn[1], "g", 1) != 1)
 		failed(r->out, STEP_HANDOFF, -1);
 }
@@ -498,7 +502,7 @@ static void peer_turn(struct run *r, int sv[2], int chan)
  * child's label change, or for peer_after between it and the child's op;
  * pipes order them, which AppArmor does not mediate.
  */
-static int fork_user(struct run *r, struct run *user, int sv[2], int chan)
+static int fork_user(struct run *r, struct run *user, int sv[2])
 {
 	bool peer = r->h->peer != HPEER_NONE, after = r->h->peer_after;
 	int go[2] = { -1, -1 }, done[2] = { -1, -1 };
@@ -538,7 +542,7 @@ static int fork_user(struct run *r, struct run *user, int sv[2], int chan)
 		if (!child_answers(user->out, done[0], pid))
 			pid = -1;
 		else
-			peer_turn(r, sv, chan);
+			peer_turn(r, sv);
 		close(go[1]);
 		close(done[0]);
 	}
@@ -550,7 +554,7 @@ static int fork_user(struct run *r, struct run *user, int sv[2], int chan)
 }
 
 /* Where the user's end goes after seeding; the creator keeps end 1. */
-static int hand_off(struct run *r, struct run *user, int sv[2], int chan)
+static int hand_off(struct run *r, struct run *user, int sv[2])
 {
 	switch (r->h->how) {
 	case HANDOFF_CHANGE:
@@ -559,7 +563,7 @@ static int hand_off(struct run *r, struct run *user, int sv[2], int chan)
 		user->out->step = STEP_DONE;
 		return 0;
 	case HANDOFF_FORK:
-		return fork_user(r, user, sv, chan);
+		return fork_user(r, user, sv);
 	case HANDOFF_EXEC:
 		return exec_user(r, user, sv);
 	case HANDOFF_REPLACE:
@@ -568,19 +572,19 @@ static int hand_off(struct run *r, struct run *user, int sv[2], int chan)
 		    (end_use_at(r, STEP_BEFORE, sv[0]) ||
 		     end_check_at(r, STEP_BEFORE, sv[1])))
 			return -1;
-		if (await_replace(r, chan) || end_use(user, sv[0]))
+		if (await_replace(r) || end_use(user, sv[0]))
 			return -1;
 		user->out->step = STEP_DONE;
 		return 0;
 	default:
-		if (send_fd(r->out, chan, sv[0]))
+		if (send_fd(r->out, r->chan, sv[0]))
 			return -1;
 		close(sv[0]);
 		/* The user stopped on its way if its pipe closed: no event. */
 		if (r->h->peer != HPEER_NONE) {
 			if (!readable(r->out, STEP_HANDOFF, r->turn[0], -1))
 				return -1;
-			peer_turn(r, sv, chan);
+			peer_turn(r, sv);
 		}
 		return r->out->err || r->out->fault ? -1 : 0;
 	}
@@ -590,7 +594,7 @@ static int hand_off(struct run *r, struct run *user, int sv[2], int chan)
  * The creator: confined, it makes the pair, queues a message for a read
  * op, hands end 0 over and checks on end 1 what the user wrote.
  */
-static void creator(struct run *r, struct run *user, int chan)
+static void creator(struct run *r, struct run *user)
 {
 	enum handoff_op seed = r->h->creator_file_ops ? HOP_WRITE : HOP_SENDMSG;
 	int sv[2];
@@ -611,10 +615,11 @@ static void creator(struct run *r, struct run *user, int chan)
 	if ((r->h->how == HANDOFF_CHANGE || r->h->how == HANDOFF_PASS) &&
 	    stack_mid(r, sv))
 		return;
-	if (hand_off(r, user, sv, chan))
+	if (hand_off(r, user, sv))
 		return;
 	/* SCM_RIGHTS: the user says when it has used its end, or stops. */
-	if (r->h->how == HANDOFF_PASS && !readable(r->out, STEP_CHECK, chan, -1))
+	if (r->h->how == HANDOFF_PASS &&
+	    !readable(r->out, STEP_CHECK, r->chan, -1))
 		return;
 	if (r->h->how == HANDOFF_PASS && user->out->step != STEP_DONE)
 		return;
@@ -646,20 +651,18 @@ static struct outcome merge(const struct outcome o[WHO_COUNT])
 }
 
 /*
- * The descriptors the other process holds, closed so that it is seen
- * to stop; and SIGPIPE ignored, since a peer that shut or closed its end
+ * The descriptors another process holds, closed so that it is seen to
+ * stop; and SIGPIPE ignored, since a peer that shut or closed its end
  * makes a write fail with EPIPE, an outcome like any other.
  */
 static void own_fds(struct run *r)
 {
-	int i;
+	unsigned int i;
 
 	signal(SIGPIPE, SIG_IGN);
-	if (r->chan_other >= 0)
-		close(r->chan_other);
-	for (i = 0; i < 2; i++)
-		if (r->turn_other[i] >= 0)
-			close(r->turn_other[i]);
+	for (i = 0; i < ARRAY_SIZE(r->others); i++)
+		if (r->others[i] >= 0)
+			close(r->others[i]);
 }
 
 static void creator_main(void *arg)
@@ -667,18 +670,26 @@ static void creator_main(void *arg)
 	struct run *r = arg;
 
 	own_fds(r);
-	creator(r, r->user, r->chan);
+	creator(r, r->user);
 }
 
 static void user_main(void *arg)
 {
 	struct run *r = arg;
 
+	struct pollfd pfd = { .fd = r->chan, .events = POLLIN };
+
 	own_fds(r);
 	pass_user(r, r->chan);
 	/* Tells the creator the end has been used, or not. */
 	if (write(r->chan, "u", 1) != 1)
 		_exit(1);
+	/*
+	 * End 0 is held until the creator has checked and gone: a
+	 * seqpacket end closed with a message unread (the peer's write)
+	 * resets end 1, which would race the check.
+	 */
+	poll(&pfd, 1, IO_TIMEOUT_MS);
 }
 
 int handoff_run(const struct handoff *h, struct outcome *out)
@@ -687,28 +698,30 @@ int handoff_run(const struct handoff *h, struct outcome *out)
 		[CREATOR] = creator_main,
 		[USER] = user_main,
 	};
-	struct outcome *sh;
-	struct run r[WHO_COUNT];
-	int chan[2] = { -1, -1 }, go[2] = { -1, -1 }, done[2] = { -1, -1 };
-	int ret = 0, i;
+	int chan[2] = { -1, -1 }, rep[2] = { -1, -1 };
+	int go[2] = { -1, -1 }, done[2] = { -1, -1 };
 	pid_t pid[WHO_COUNT] = { 0, 0 };
+	struct run r[WHO_COUNT];
+	struct outcome *sh;
+	int ret = 0, i;
 	enum who w;
 
 	sh = shared_alloc(WHO_COUNT * sizeof(*sh));
 	if (!sh)
 		return -errno;
 	/*
-	 * The channel is created unconfined: passing on it is not checked,
-	 * nor are the messages of a replacement.
+	 * The channels are created unconfined: passing on them is not
+	 * checked, nor are the messages of a replacement.  Pipes order the
+	 * peer's turn.
 	 */
-	if ((h->how == HANDOFF_PASS || h->how == HANDOFF_REPLACE ||
-	     h->peer == HPEER_REPLACE) &&
-	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, chan)) {
+	if (h->how == HANDOFF_PASS &&
+	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, chan))
 		ret = -errno;
-		goto out;
-	}
-	/* The peer's turn, between the processes of HANDOFF_PASS. */
-	if (h->how == HANDOFF_PASS && h->peer != HPEER_NONE &&
+	if (!ret &&
+	    (h->how == HANDOFF_REPLACE || h->peer == HPEER_REPLACE) &&
+	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, rep))
+		ret = -errno;
+	if (!ret && h->how == HANDOFF_PASS && h->peer != HPEER_NONE &&
 	    (pipe2(go, O_CLOEXEC) || pipe2(done, O_CLOEXEC)))
 		ret = -errno;
 	for (w = CREATOR; w < WHO_COUNT; w++) {
@@ -718,27 +731,20 @@ int handoff_run(const struct handoff *h, struct outcome *out)
 			.out = &sh[w],
 			.user = &r[USER],
 			.chan = chan[w],
-			.chan_other = chan[!w],
+			.rep = w ? -1 : rep[0],
 			.turn = { w ? go[0] : done[0], w ? done[1] : go[1] },
-			.turn_other = { w ? done[0] : go[0],
-					w ? go[1] : done[1] },
+			.others = { chan[!w], rep[1], w ? rep[0] : -1,
+				    w ? done[0] : go[0], w ? go[1] : done[1] },
 		};
 	}
 	for (w = CREATOR; w < WHO_COUNT && !ret; w++) {
 		if (w == USER && h->how != HANDOFF_PASS)
 			break;
 		pid[w] = spawn(main_of[w], &r[w]);
-		if (pid[w] < 0) {
+		if (pid[w] < 0)
 			ret = pid[w];
-			break;
-		}
 	}
-	if ((h->how == HANDOFF_REPLACE || h->peer == HPEER_REPLACE) &&
-	    pid[CREATOR] > 0) {
-		ret = replace_for(h, chan[1]);
-		if (ret)
-			kill(pid[CREATOR], SIGKILL);
-	}
+	/* Ours closed first: a process that stops is seen to. */
 	for (i = 0; i < 2; i++) {
 		if (chan[i] >= 0)
 			close(chan[i]);
@@ -747,6 +753,15 @@ int handoff_run(const struct handoff *h, struct outcome *out)
 		if (done[i] >= 0)
 			close(done[i]);
 	}
+	if (rep[0] >= 0)
+		close(rep[0]);
+	if (rep[1] >= 0 && pid[CREATOR] > 0) {
+		ret = replace_for(h, rep[1]);
+		if (ret)
+			kill(pid[CREATOR], SIGKILL);
+	}
+	if (rep[1] >= 0)
+		close(rep[1]);
 	for (w = CREATOR; w < WHO_COUNT; w++) {
 		if (pid[w] > 0)
 			reap(r[w].out, pid[w]);
@@ -754,7 +769,6 @@ int handoff_run(const struct handoff *h, struct outcome *out)
 			kill(pid[CREATOR], SIGKILL);
 	}
 	*out = merge(sh);
-out:
 	shared_free(sh, WHO_COUNT * sizeof(*sh));
 	return ret;
 }

@@ -183,8 +183,8 @@ struct handoff {
 	bool refresh;
 	/*
 	 * HANDOFF_FORK and HANDOFF_PASS: the peer's event, before the user
-	 * puts its label on or (@peer_after) once it has (and, for
-	 * HANDOFF_PASS, received end 0), before the user's op.
+	 * puts its label on or (@peer_after) once it has, before the user's
+	 * op and, for HANDOFF_PASS, before it receives end 0.
 	 * @peer_warm: HANDOFF_WARM() of HOP_WRITE and the flock ops;
 	 * @peer_shut: SHUT_RD, SHUT_WR or SHUT_RDWR.
 	 */

@@ -198,8 +198,7 @@ int end_lock(struct run *r, enum step where, int fd, enum handoff_op op)
 }
 
 /* Receives the run's message on @fd by @via and checks every byte. */
-int end_recv(struct run *r, enum step where, int fd,
-		    enum handoff_op via)
+int end_recv(struct run *r, enum step where, int fd, enum handoff_op via)
 {
 	char want[MSG_LEN], got[MSG_LEN + 1];
 	/* One more byte shows a longer record; a stream has no records. */
@@ -215,8 +214,7 @@ int end_recv(struct run *r, enum step where, int fd,
 	return wrong(r->out, where, !memcmp(want, got, MSG_LEN), FAULT_PAYLOAD) ? -1 : 0;
 }
 
-int end_send(struct run *r, enum step where, int fd,
-		    enum handoff_op via)
+int end_send(struct run *r, enum step where, int fd, enum handoff_op via)
 {
 	char buf[MSG_LEN];
 	ssize_t n;

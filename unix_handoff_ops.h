@@ -21,11 +21,11 @@ struct run {
 	const struct handoff *h;
 	struct outcome *out;
 	struct run *user;	/* the creator's: where the user records */
-	int chan;		/* to the other process, -1 if none */
-	int chan_other;		/* the end only the other process holds */
+	int chan;		/* SCM_RIGHTS: to the other process, or -1 */
+	int rep;		/* the creator's, to the caller who replaces */
 	/* Pipes of the peer's turn: to read from, to write to; -1 if none */
 	int turn[2];
-	int turn_other[2];	/* the other process's */
+	int others[5];		/* other processes' descriptors, or -1 */
 #ifdef HAVE_LIBURING
 	struct io_uring ring;
 #endif

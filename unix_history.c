@@ -30,8 +30,15 @@
  *   peer is then made under U too, not A, so a peer=(label=A) rule or a
  *   send that asks the peer's receive legitimately tells them apart.
  * - A creator refused its own warm-up (test): A allows every unix operation.
- * - The peer reading before the task's op (test): it would take what the task
- *   reads, so the peer only writes and locks.
+ * - The peer reading a message (test): what end 1 holds is the task's, for
+ *   the check, so the peer reads end 1 where nothing is queued, without
+ *   waiting (read() and recv()).
+ * - A peer's event around an exec (test): the exec'd image has no way to
+ *   wait for it, so the task has end 0 by a fork or SCM_RIGHTS.
+ * - The peer's event between the receipt of end 0 and its use [carry]: the
+ *   receipt checks the end with the peer it has then, and a closed peer
+ *   is none (no path to check), so the task receives end 0 after the
+ *   peer's event in both worlds.
  * - A listener's peer event (test): end 1 waits to be accepted, so
  *   peer_side has no listener.
  * - A listener's reads and writes (test): it has no data, so it is used
@@ -547,21 +554,24 @@ static void hist_maker_str(const struct hist_case *hc, int w, char *buf,
 			   size_t len)
 {
 	enum hist_maker m = hc->w[w].maker;
-	const char *p[2] = {
-		hist_peer_to_u(hc->peer_user), hist_peer_to_u(hc->user2),
-	};
+	const char *p[2];
 	int i;
 
+	if (m == MAKER_A) {
+		snprintf(buf, len, "%s",
+			 hc->unconfined ? "an unconfined task" : "A");
+		return;
+	}
+	/* stacked_peers' alone: elsewhere they are U's, or not drawn. */
+	p[0] = hist_peer_to_u(hc->peer_user);
+	p[1] = hist_peer_to_u(hc->user2);
 	for (i = 0; i < 2; i++)
 		p[i] = p[i][0] ? p[i] : "nothing";
 	if (m == MAKER_BOTH)
 		snprintf(buf, len, "P//&P2 (towards U: %s; %s)", p[0], p[1]);
-	else if (m != MAKER_A)
+	else
 		snprintf(buf, len, "%s (towards U: %s)",
 			 m == MAKER_PEER ? "P" : "P2", p[m == MAKER_PEER2]);
-	else
-		snprintf(buf, len, "%s",
-			 hc->unconfined ? "an unconfined task" : "A");
 }
 
 void hist_world_str(const struct hist_case *hc, enum aa_abi abi, int w,

@@ -33,8 +33,9 @@
  *   same (A's own with a deny rule for what it does not allow: a real
  *   replacement, which identical text is not unless the kernel lacks
  *   SECURITY_APPARMOR_EXPORT_BINARY; A's own text is loaded back after
- *   the world), before the
- *   task's label change or after it;
+ *   the world), reads its end, shuts it down or closes it, before the
+ *   task's label change or after it, the task having end 0 by a fork or
+ *   by SCM_RIGHTS (received after the peer's event in both worlds);
  * - peer_replaced (unix_history_replaced.c): the peer's socket made
  *   before its profile was replaced by another version (or removed), or
  *   after (unix_peer_tests.c's runs).
@@ -530,8 +531,8 @@ static enum hist_verdict hist_alike(const struct outcome *o)
  */
 static bool hist_one_route(enum hist_rel rel)
 {
-	return rel == REL_PRIOR_USE || rel == REL_EQUIV || rel == REL_OWNER ||
-	       rel == REL_OTHER_ABI;
+	return rel == REL_PRIOR_USE || rel == REL_PEER_SIDE || rel == REL_EQUIV ||
+	       rel == REL_OWNER || rel == REL_OTHER_ABI;
 }
 
 /* Runs the first @n worlds of @hc, then reads their records: 0, or -errno. */
