@@ -256,8 +256,9 @@ static void hist_gen_peers(struct hist_case *hc, u64 *s)
 /*
  * other_abi_user: U, or U of the other ABI's pool, where both ABIs say
  * the same ([old]: permissions and types; no peer=(), addr= or path, so
- * a socketpair or abstract names), by change_profile to U (A's exec
- * rules stack the U of its own ABI).
+ * a socketpair or abstract names), on the relations' one route to U or
+ * a stack on it, which never is A's exec rule (those stack the U of its
+ * own ABI).
  */
 static void hist_gen_other_abi(struct hist_case *hc, u64 *s)
 {
