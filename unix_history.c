@@ -33,8 +33,10 @@
  * - The peer reading a message (test): what end 1 holds is the task's, for
  *   the check, so the peer reads end 1 where nothing is queued, without
  *   waiting (read() and recv()).
- * - A peer's event around an exec (test): the exec'd image has no way to
- *   wait for it, so the task has end 0 by a fork or SCM_RIGHTS.
+ * - A peer's event around an exec [carry]: the exec checks end 0 at the
+ *   label change itself, with the peer as it is then, so no event can
+ *   come after the one and before the other (see the next); the task
+ *   has end 0 by a fork or SCM_RIGHTS.
  * - The peer's event between the receipt of end 0 and its use [carry]: the
  *   receipt checks the end with the peer it has then, and a closed peer
  *   is none (no path to check), so the task receives end 0 after the
