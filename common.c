@@ -24,6 +24,7 @@
 #endif
 
 #include "common.h"
+#include "kselftest.h"
 
 static int read_file(const char *path, char *buf, size_t len)
 {
@@ -275,6 +276,20 @@ int aa_link_program(const char *self, const char *path)
 	if (left && out >= 0)
 		unlink(path);
 	return left ? -1 : 0;
+}
+
+const char *aa_self_exe(void)
+{
+	static char self[PATH_MAX];
+	ssize_t n;
+
+	if (self[0])
+		return self;
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n < 0)
+		ksft_exit_fail_msg("/proc/self/exe: %s\n", strerror(errno));
+	self[n] = '\0';
+	return self;
 }
 
 long ms_since(const struct timespec *t0)

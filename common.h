@@ -57,6 +57,9 @@ int aa_reap(pid_t pid, int ms);
  */
 int aa_link_program(const char *self, const char *path);
 
+/* This program's path, read once from /proc/self/exe; exits if it cannot. */
+const char *aa_self_exe(void);
+
 /* Milliseconds of CLOCK_MONOTONIC since @t0. */
 long ms_since(const struct timespec *t0);
 

@@ -20,7 +20,7 @@
 
 #define RUN_PARENT "/tmp"
 #define OWNER_FILE "owner"
-#define MAX_PROFILES 512
+#define MAX_PROFILES 1024
 
 struct profile {
 	enum aa_abi abi;
@@ -29,6 +29,7 @@ struct profile {
 	char *given;	/* the caller's name, NULL when numbered */
 	char *name;	/* <prefix>.<run id>.<given or pN> */
 	char *rules;
+	char *attach;	/* the executable it attaches to, or NULL */
 };
 
 struct aa_policy {
@@ -270,7 +271,8 @@ static int write_policy(struct aa_policy *pol, enum aa_abi abi,
 		const struct profile *p = &pol->prof[i];
 
 		if (p->abi == abi && !p->loaded)
-			fprintf(f, "profile %s%s {\n%s}\n", p->name,
+			fprintf(f, "profile %s%s%s%s {\n%s}\n", p->name,
+				p->attach ? " " : "", p->attach ?: "",
 				p->complain ? " flags=(complain)" : "", p->rules);
 	}
 	if (only)
@@ -357,6 +359,20 @@ int aa_policy_complain(struct aa_policy *pol, const char *name)
 		return -EBUSY;
 	p->complain = true;
 	return 0;
+}
+
+int aa_policy_attach(struct aa_policy *pol, const char *name,
+		     const char *path)
+{
+	struct profile *p = by_name(pol, name);
+
+	if (!p)
+		return -ENOENT;
+	if (p->loaded)
+		return -EBUSY;
+	free(p->attach);
+	p->attach = strdup(path);
+	return p->attach ? 0 : -ENOMEM;
 }
 
 int aa_policy_compile(struct aa_policy *pol, const char *parser,
@@ -500,6 +516,7 @@ void aa_policy_free(struct aa_policy *pol)
 		free(pol->prof[i].given);
 		free(pol->prof[i].name);
 		free(pol->prof[i].rules);
+		free(pol->prof[i].attach);
 	}
 	if (pol->owner >= 0)
 		close(pol->owner);

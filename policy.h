@@ -58,6 +58,13 @@ const char *aa_policy_find(const struct aa_policy *pol, enum aa_abi abi,
 /* Loads the registered profile @name in complain mode; 0 or -errno. */
 int aa_policy_complain(struct aa_policy *pol, const char *name);
 
+/*
+ * Loads the registered profile @name attached to the executable @path,
+ * so that a px rule for @path enters it; 0 or -errno.
+ */
+int aa_policy_attach(struct aa_policy *pol, const char *name,
+		     const char *path);
+
 /* How many profiles are registered. */
 int aa_policy_count(const struct aa_policy *pol);
 

@@ -49,6 +49,12 @@ void prof_base(struct prof *p, const char *dir, const char *fperms)
 		 dir, dir, fperms);
 }
 
+void prof_exec_reads(struct prof *p, const char *self, const char *links)
+{
+	prof_add(p, "  %s rm,\n  %s rm,\n  /{usr/,}lib{,32,64,x32}/** rm,\n"
+		 "  /etc/ld.so.cache r,\n", self, links);
+}
+
 void prof_vrules(struct prof *p, const char *dir, const char *fmt,
 		 va_list ap)
 {

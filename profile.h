@@ -77,6 +77,13 @@ void prof_all_perms_but_files(struct prof *p, const char *dir,
 void prof_lacking(struct prof *p, const char *dir, enum aa_abi abi,
 		  const char *perm);
 
+/*
+ * What an exec into @p's profile maps and reads: this program at @self
+ * and at the links @links names, and the libraries, none of which is in
+ * the run directory (so rules on the ends' paths decide their reads).
+ */
+void prof_exec_reads(struct prof *p, const char *self, const char *links);
+
 /* The rule allowing every unix operation in @abi. */
 const char *prof_allow_unix(enum aa_abi abi);
 

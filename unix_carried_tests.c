@@ -184,21 +184,6 @@ static struct {
 	enum carried_route route;
 } carried_params;
 
-/* This program's path, for the rules that let U run it after an exec. */
-static const char *carried_self(void)
-{
-	static char self[PATH_MAX];
-	ssize_t n;
-
-	if (self[0])
-		return self;
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n < 0)
-		ksft_exit_fail_msg("/proc/self/exe: %s\n", strerror(errno));
-	self[n] = '\0';
-	return self;
-}
-
 /*
  * What every U starts with: unix rules for the SCM_RIGHTS channel, and
  * what an exec into U maps and reads (this program, its links, the
@@ -206,9 +191,11 @@ static const char *carried_self(void)
  */
 static void carried_user_base(struct prof *u, enum aa_abi abi)
 {
-	rules(u, "  %s\n  %s rm,\n  %s/x_* rm,\n"
-	      "  /{usr/,}lib{,32,64,x32}/** rm,\n  /etc/ld.so.cache r,\n",
-	      prof_allow_unix(abi), carried_self(), aa_policy_dir(policy));
+	char links[PATH_MAX];
+
+	snprintf(links, sizeof(links), "%s/x_*", aa_policy_dir(policy));
+	rules(u, "  %s\n", prof_allow_unix(abi));
+	prof_exec_reads(u, aa_self_exe(), links);
 }
 
 /* U for @perms on @obj. */
@@ -242,7 +229,7 @@ static const char *carried_opener(struct ctx *c, enum carried_object obj)
 	snprintf(name, sizeof(name), "carried_a_%s", carried_tag[obj]);
 	rules(&a, "  %s\n  /proc/*/attr/{apparmor/,}current w,\n"
 	      "  change_profile,\n  /** rm,\n  %s ix,\n  %s/%s rwk,\n",
-	      prof_allow_unix(c->v->abi), carried_self(), dir,
+	      prof_allow_unix(c->v->abi), aa_self_exe(), dir,
 	      carried_rel[obj]);
 	for (i = 0; i < ARRAY_SIZE(carried_rows); i++) {
 		if (!carried_op_applies(obj, carried_rows[i].op))
@@ -539,7 +526,7 @@ static void carried_check(struct ctx *c, enum carried_object obj)
 
 			ASSERT_NE(NULL, cr.user);
 			carried_link(x, sizeof(x), obj, p);
-			ASSERT_EQ(0, aa_link_program(carried_self(), x));
+			ASSERT_EQ(0, aa_link_program(aa_self_exe(), x));
 			c->subs++;
 			carried_row(&t, &cr, &carried_rows[i], grant);
 		}

@@ -101,6 +101,12 @@ enum handoff_onto {
 	 * attaches to the path, so the creator's stays under it).
 	 */
 	ONTO_RULE,
+	/*
+	 * HANDOFF_EXEC alone: nothing asked, the creator's exec rule for
+	 * handoff.exec_path (px) enters the profile attached to the path,
+	 * the user alone.
+	 */
+	ONTO_ATTACH,
 	ONTO_COUNT,
 };
 

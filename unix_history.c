@@ -110,7 +110,7 @@ const char *const hist_rel_name[] = {
 const char *hist_file_perms(unsigned int u)
 {
 	static const char *const perms[] = {
-		[F_RWK] = "rwk", [F_RW] = "rw", [F_R] = "r",
+		[F_RWK] = "rwk", [F_RW] = "rw", [F_R] = "r", [F_WK] = "wk",
 	};
 
 	return perms[hist_file_of(u)];
@@ -215,6 +215,16 @@ static const struct hist_world hist_stack_ways[] = {
 	{ .how = HANDOFF_EXEC, .onto = ONTO_NAMED },
 	{ .how = HANDOFF_EXEC, .onto = ONTO_RULE },
 };
+
+/*
+ * An exec into U alone by change_onexec, or half the time by A's px rule
+ * for a link U attaches to: the same label by a path of its own.
+ */
+static enum handoff_onto hist_onto_alone(const struct hist_world *w, u64 *s)
+{
+	return w->how == HANDOFF_EXEC && w->onto == ONTO_PROFILE &&
+	       hist_pick(s, 2) ? ONTO_ATTACH : w->onto;
+}
 
 /* Every route by which an end reaches the task. */
 static const enum handoff_how hist_any_how[] = {
@@ -339,7 +349,9 @@ static void hist_gen_policies(struct hist_case *hc, u64 *s,
 		w[0].how = HANDOFF_FORK;
 		w[1].how = HANDOFF_FORK;
 		w[0].kind = UK_OWNER;
-		w[1].as = hc->not_owned ? AS_NO_FILE_RULE : AS_USER;
+		w[1].as = hc->not_owned ? AS_NO_FILE_RULE :
+			  hist_file_of(hc->user) == F_WK ? AS_WIDER_FILE :
+			  AS_USER;
 		break;
 	}
 }
@@ -404,6 +416,7 @@ void hist_gen(struct hist_case *hc, u64 seed, enum hist_rel rel)
 		/* change_profile to "&U" is a way of the creator's own change. */
 		hc->w[0].onto = hist_pick(&s, hc->w[0].how == HANDOFF_CHANGE ?
 					  3 : 2);
+		hc->w[0].onto = hist_onto_alone(&hc->w[0], &s);
 		hc->w[1] = hc->w[0];
 		hc->w[1].warm = warm ?: HANDOFF_WARM(hc->op == HOP_READ ?
 						     HOP_READ : HOP_WRITE);
@@ -423,6 +436,7 @@ void hist_gen(struct hist_case *hc, u64 seed, enum hist_rel rel)
 		if (!hist_pick(&s, 4) || hist_unix_of(hc->user) == U_PEER_A ||
 		    hist_unix_of(hc->user) == U_NO_RECEIVE) {
 			hc->w[1].how = moved[hist_pick(&s, ARRAY_SIZE(moved))];
+			hc->w[1].onto = hist_onto_alone(&hc->w[1], &s);
 			break;
 		}
 		/* Made there, it was never used under A. */
@@ -494,6 +508,7 @@ static const char *hist_onto_name(enum handoff_onto onto)
 		[ONTO_CHANGE_STACK] = "change_profile to &U: A//&U",
 		[ONTO_NAMED] = "change_profile to A//&U",
 		[ONTO_RULE] = "A's exec rule pix -> &U: A//&U",
+		[ONTO_ATTACH] = "A's exec rule px, U attached to the path",
 	};
 
 	return names[onto];

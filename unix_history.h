@@ -23,7 +23,8 @@ typedef unsigned long long u64;
  * ABIs share (permission subsets, type=) or the NEW ABI's alone
  * (peer=(label=), addr= with peer=(addr=)), where the OLD ABI gets other
  * subsets instead, times a choice of file rules on the run directory,
- * where ends on paths are and locks are taken.
+ * where ends on paths are and locks are taken (no rule grants every
+ * path: a U without r there may not read an end on a path).
  */
 enum hist_unix {
 	U_ALL,
@@ -40,6 +41,7 @@ enum hist_file {
 	F_RWK,
 	F_RW,
 	F_R,
+	F_WK,		/* no read: a read of an end on a path is refused */
 	F_COUNT,
 };
 
@@ -67,8 +69,9 @@ bool hist_exec_rule(unsigned int u);
  * The texts of a U: its own; U', which means the same (its rules twice,
  * its file rules again for the ends' own paths, a deny of a write it
  * never makes, another name); U in complain mode;
- * U with its file rules on the run directory made owner rules (and a
- * plain "r" there, which the rule for every path grants anyway).
+ * U with its file rules on the run directory made owner rules, and a
+ * plain "r" there: owned, it decides as U with r added; not owned, as U
+ * with "r" file rules (AS_NO_FILE_RULE).
  */
 enum hist_kind {
 	UK_PLAIN,

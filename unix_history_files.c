@@ -80,7 +80,7 @@ static bool hf_names(struct ctx *c, struct hf_profs *hp)
 	snprintf(aname, sizeof(aname), "hist_fa_%s", abi);
 	rules(&a, "  %s\n  /proc/*/attr/{apparmor/,}current w,\n"
 	      "  change_profile,\n  /** rm,\n  %s ix,\n  %s/lane/** rwk,\n",
-	      prof_allow_unix(c->v->abi), carried_self(), dir);
+	      prof_allow_unix(c->v->abi), aa_self_exe(), dir);
 	hp->a = registered(c, &a);
 	for (obj = 0; obj < COBJ_COUNT; obj++) {
 		snprintf(hp->path[obj], sizeof(hp->path[obj]), "%s/%s", dir,

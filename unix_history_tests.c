@@ -21,8 +21,9 @@
  *   random set of write, read and both flocks) before it reaches the
  *   task's label, or not used;
  * - route: the end reaches that label by change_profile of its creator,
- *   or by fork and a change in the child, an exec (inherited) or
- *   SCM_RIGHTS, or it is made there, under that label; most cases are
+ *   or by fork and a change in the child, an exec (inherited; onto U
+ *   alone by change_onexec or by A's px rule for a link U attaches to)
+ *   or SCM_RIGHTS, or it is made there, under that label; most cases are
  *   three worlds (change_profile, fork, made there), each pair compared;
  * - label_path: the same stack A//&U put on by aa_stack_profile(), by
  *   change_profile to "&U" or to "A//&U" by name, or at an exec
@@ -176,10 +177,28 @@ static const char *hist_maker_label(const struct hist_profs *hp,
 static int hist_audited(const struct hist_profs *hp, struct hist_got *got,
 			const bool *complain, unsigned int n);
 
-/* Where A's exec rule for U @u stacks it: a link to this program. */
-static void hist_exec_path(char *buf, size_t len, unsigned int u)
+/*
+ * The links to this program in the run directory that A's exec rules
+ * name: HIST_X for the pix rules, which stack a U, and HIST_PX, one an
+ * ABI and U, for the px rule, which enters the U attached to the link.
+ */
+#define HIST_X "hist_x_"
+#define HIST_PX "hist_px_"
+
+static const char *hist_abi_tag(enum aa_abi abi)
 {
-	snprintf(buf, len, "%s/hist_x_%u", aa_policy_dir(policy), u);
+	return abi == AA_ABI_NEW ? "new" : "old";
+}
+
+/* The link by which A's exec rule stacks U @u, or (@attach) enters it. */
+static void hist_exec_path(char *buf, size_t len, enum aa_abi abi,
+			   unsigned int u, bool attach)
+{
+	if (attach)
+		snprintf(buf, len, "%s/" HIST_PX "%s_%u", aa_policy_dir(policy),
+			 hist_abi_tag(abi), u);
+	else
+		snprintf(buf, len, "%s/" HIST_X "%u", aa_policy_dir(policy), u);
 }
 
 /* other_abi_user's: the OLD ABI for the NEW, the NEW for the OLD. */
@@ -193,7 +212,7 @@ static void hist_user_short(char *buf, size_t len, enum aa_abi abi,
 			    unsigned int i, enum hist_kind kind)
 {
 	snprintf(buf, len, "hist_%c_%u_%s", "uvco"[kind], i,
-		 abi == AA_ABI_NEW ? "new" : "old");
+		 hist_abi_tag(abi));
 }
 
 /* End @i's name: its path's in the run directory, or its abstract one. */
@@ -212,7 +231,7 @@ static const char *hist_user_reg(struct ctx *c, const struct prof *a,
 {
 	const char *dir = aa_policy_dir(policy), *name;
 	bool own = kind == UK_OWNER, eq = kind == UK_EQUIV;
-	char short_name[32], end[NAME_MAX_LEN];
+	char short_name[32], end[NAME_MAX_LEN], x[PATH_MAX];
 	struct prof u = { .name = short_name };
 	int k;
 
@@ -222,8 +241,14 @@ static const char *hist_user_reg(struct ctx *c, const struct prof *a,
 		prof_add(&u, "  owner %s/* %s,\n", dir, hist_file_perms(i));
 	for (k = 0; k <= eq; k++)
 		hist_unix_rules(&u, c->v->abi, hist_unix_of(i), a_full);
+	/*
+	 * No rule for every path: the rules on the run directory decide the
+	 * reads of the ends on paths, and some U refuse them.
+	 */
+	snprintf(x, sizeof(x), "%s/{" HIST_X "," HIST_PX "}*", dir);
+	prof_exec_reads(&u, aa_self_exe(), x);
 	/* A change to the label the task has already changes nothing. */
-	prof_add(&u, "  /** rm,\n  change_profile,\n");
+	prof_add(&u, "  change_profile,\n");
 	prof_add(&u, "  /proc/*/attr/{apparmor/,}current w,\n");
 	if (eq)
 		prof_add(&u, "  deny /%s_never w,\n", short_name);
@@ -240,6 +265,10 @@ static const char *hist_user_reg(struct ctx *c, const struct prof *a,
 	if (name && kind == UK_COMPLAIN && c->collect &&
 	    aa_policy_complain(policy, name))
 		ksft_exit_fail_msg("cannot set complain mode: %s\n", name);
+	hist_exec_path(x, sizeof(x), c->v->abi, i, true);
+	if (name && kind == UK_PLAIN && c->collect &&
+	    aa_policy_attach(policy, name, x))
+		ksft_exit_fail_msg("cannot attach %s to %s\n", name, x);
 	return name && stack_of(c, a, &u, stack, len) ? name : NULL;
 }
 
@@ -250,34 +279,31 @@ static const char *hist_user_reg(struct ctx *c, const struct prof *a,
  */
 static bool hist_names(struct ctx *c, struct hist_profs *hp)
 {
-	const char *abi = c->v->abi == AA_ABI_NEW ? "new" : "old";
+	const char *abi = hist_abi_tag(c->v->abi);
 	const char *dir = aa_policy_dir(policy);
 	char aname[32], uname[32], a_full[NAME_MAX_LEN], err[256];
-	char u_full[NAME_MAX_LEN], self[PATH_MAX], x[PATH_MAX];
+	char u_full[NAME_MAX_LEN], x[PATH_MAX];
+	const char *self = aa_self_exe();
 	struct prof a = { .name = aname };
 	unsigned int i, k;
-	ssize_t n;
 	int ret;
 
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n < 0)
-		ksft_exit_fail_msg("/proc/self/exe: %s\n", strerror(errno));
-	self[n] = '\0';
 	/*
 	 * A changes profile, maps this program and runs it in an exec, as
 	 * itself, or by a link whose exec rule stacks a U: pix, since a
 	 * stack goes onto the profile that attaches to the path, and with
-	 * none A inherits.
+	 * none A inherits; or by a link a U attaches to, px.
 	 */
 	snprintf(aname, sizeof(aname), "hist_a_%s", abi);
 	run_name(a_full, sizeof(a_full), aname);
 	lacking(&a, c->v->abi, NULL);
 	prof_add(&a, "  /proc/*/attr/{apparmor/,}current w,\n  change_profile,\n");
 	prof_add(&a, "  /** rm,\n  %s ix,\n  %s/* k,\n", self, dir);
+	prof_add(&a, "  %s/" HIST_PX "%s_* px,\n", dir, abi);
 	for (i = 0; i < U_COUNT; i++) {
 		hist_user_short(uname, sizeof(uname), c->v->abi, i, UK_PLAIN);
 		run_name(u_full, sizeof(u_full), uname);
-		hist_exec_path(x, sizeof(x), i);
+		hist_exec_path(x, sizeof(x), c->v->abi, i, false);
 		if (hist_exec_rule(i))
 			prof_add(&a, "  %s pix -> &%s,\n", x, u_full);
 	}
@@ -305,9 +331,10 @@ static bool hist_names(struct ctx *c, struct hist_profs *hp)
 		ksft_exit_fail_msg("cannot register more profiles\n");
 	if (c->collect || !hp->a)
 		return hp->a;
-	for (i = 0; i < U_COUNT; i++) {
-		hist_exec_path(x, sizeof(x), i);
-		if (hist_exec_rule(i) && aa_link_program(self, x)) {
+	for (i = 0; i < 2 * U_COUNT; i++) {
+		hist_exec_path(x, sizeof(x), c->v->abi, i / 2, i % 2);
+		if ((i % 2 || hist_exec_rule(i / 2)) &&
+		    aa_link_program(self, x)) {
 			ksft_print_msg("history: cannot link %s: %s\n", x,
 				       strerror(errno));
 			return false;
@@ -395,8 +422,10 @@ static int hist_run(const struct hist_profs *hp, const struct hist_case *hc,
 		.user = u,
 		.onto = hc->w[w].onto,
 		.complain = hc->w[w].kind == UK_COMPLAIN,
-		.label = hc->w[w].onto == ONTO_PROFILE ? NULL : stack,
-		.exec_path = hc->w[w].onto == ONTO_RULE ? x : NULL,
+		.label = hc->w[w].onto == ONTO_PROFILE ||
+			 hc->w[w].onto == ONTO_ATTACH ? NULL : stack,
+		.exec_path = hc->w[w].onto == ONTO_RULE ||
+			     hc->w[w].onto == ONTO_ATTACH ? x : NULL,
 		.op = hc->op,
 		.warm = hc->w[w].warm,
 		.peer = hc->peer,
@@ -409,7 +438,7 @@ static int hist_run(const struct hist_profs *hp, const struct hist_case *hc,
 	};
 	int i, ret;
 
-	hist_exec_path(x, sizeof(x), ui);
+	hist_exec_path(x, sizeof(x), hp->abi, ui, hc->w[w].onto == ONTO_ATTACH);
 	for (i = 0; i < 2; i++) {
 		hist_end_name(names[i], sizeof(names[i]), i);
 		snprintf(path[i], sizeof(path[i]), "%s/%s",
