@@ -9,18 +9,20 @@
 
 /*
  * What the lane found with a real replacement (seed 0x8d5476dd62a21787),
- * as rows: A//&U, U lacking k or w on the run directory, uses end 0 of a
- * seqpacket pair A made on paths; A is replaced by a text that means the
- * same, before the stack or after it.  U refuses in both ([label]: every
- * profile of the stack decides; [replace]; [path]: the file rules decide
- * a socket on a path), and the record names U ([audit]).
+ * as rows: A//&U, U lacking k, w or r on the run directory, uses end 0
+ * of a seqpacket pair A made on paths; A is replaced by a text that
+ * means the same, before the stack or after it.  U refuses in both
+ * ([label]: every profile of the stack decides; [replace]; [path]: the
+ * file rules decide a socket on a path), and the record names U
+ * ([audit]).
  */
 static const struct {
 	enum handoff_op op;
-	enum hist_file f;	/* U's file rules: without k, or w */
+	enum hist_file f;	/* U's file rules: without k, w or r */
 } stack_replaced_rows[] = {
 	{ HOP_FLOCK_SH, F_RW },
 	{ HOP_WRITE, F_R },
+	{ HOP_READ, F_WK },
 };
 
 static void stack_replaced_one(struct __test_metadata *_metadata,
