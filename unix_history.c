@@ -110,7 +110,7 @@ const char *const hist_rel_name[] = {
 const char *hist_file_perms(unsigned int u)
 {
 	static const char *const perms[] = {
-		[F_RWK] = "rwk", [F_RW] = "rw", [F_R] = "r", [F_WK] = "wk",
+		[F_RWK] = "rwk", [F_RW] = "rw", [F_R] = "r", [F_W] = "w",
 	};
 
 	return perms[hist_file_of(u)];
@@ -349,9 +349,7 @@ static void hist_gen_policies(struct hist_case *hc, u64 *s,
 		w[0].how = HANDOFF_FORK;
 		w[1].how = HANDOFF_FORK;
 		w[0].kind = UK_OWNER;
-		w[1].as = hc->not_owned ? AS_NO_FILE_RULE :
-			  hist_file_of(hc->user) == F_WK ? AS_WIDER_FILE :
-			  AS_USER;
+		w[1].as = hc->not_owned ? AS_NO_FILE_RULE : AS_WITH_R;
 		break;
 	}
 }
@@ -495,6 +493,9 @@ unsigned int hist_world_user(const struct hist_case *hc, int w)
 		return hc->user2;
 	case AS_NO_FILE_RULE:
 		return hist_user(hist_unix_of(u), F_R);
+	case AS_WITH_R:
+		return hist_file_of(u) == F_W ? hist_user(hist_unix_of(u), F_RW) :
+		       u;
 	default:
 		return u;
 	}

@@ -41,7 +41,7 @@ enum hist_file {
 	F_RWK,
 	F_RW,
 	F_R,
-	F_WK,		/* no read: a read of an end on a path is refused */
+	F_W,		/* no read or lock of an end on a path */
 	F_COUNT,
 };
 
@@ -70,8 +70,8 @@ bool hist_exec_rule(unsigned int u);
  * its file rules again for the ends' own paths, a deny of a write it
  * never makes, another name); U in complain mode;
  * U with its file rules on the run directory made owner rules, and a
- * plain "r" there: owned, it decides as U with r added; not owned, as U
- * with "r" file rules (AS_NO_FILE_RULE).
+ * plain "r" there: owned, it decides as U with r added (AS_WITH_R); not
+ * owned, as U with "r" file rules (AS_NO_FILE_RULE).
  */
 enum hist_kind {
 	UK_PLAIN,
@@ -88,6 +88,7 @@ enum hist_as {
 	AS_WIDER_FILE,	/* U's unix rules, rwk file rules */
 	AS_USER2,	/* the case's second U */
 	AS_NO_FILE_RULE, /* U's unix rules, "r" file rules */
+	AS_WITH_R,	/* U's unix rules, its file rules and r */
 	AS_OTHER_ABI,	/* U of the other ABI's pool, by name */
 };
 

@@ -22,7 +22,7 @@ static const struct {
 } stack_replaced_rows[] = {
 	{ HOP_FLOCK_SH, F_RW },
 	{ HOP_WRITE, F_R },
-	{ HOP_READ, F_WK },
+	{ HOP_READ, F_W },
 };
 
 static void stack_replaced_one(struct __test_metadata *_metadata,

@@ -75,17 +75,18 @@
 
 /*
  * Each test's default budget, in ms: the twenty-four of this file,
- * unix_history_policies.c and unix_history_replaced.c add 96 s, the
+ * unix_history_policies.c and unix_history_replaced.c add 104 s, the
  * file lane's four 12 s.
  * prior_use and route get more: they draw from the most histories, and
  * a difference found there so far needed a few draws in a hundred (a
  * warm-up set and a stack) or in a thousand (a lock on an end made
- * there); route's cases also run the change_profile world's use as
- * opened where a route checks the end on its way.
+ * there, by a U whose file rules lack k: half the pool); route's cases
+ * also run the change_profile world's use as opened where a route
+ * checks the end on its way.
  */
 #define HISTORY_MS 3000
 #define HISTORY_PRIOR_USE_MS 6000
-#define HISTORY_ROUTE_MS 12000
+#define HISTORY_ROUTE_MS 16000
 /*
  * The harness's limit, within settings' for the whole program:
  * AA_HISTORY_SECONDS is kept under two thirds of it.
