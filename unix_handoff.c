@@ -256,7 +256,7 @@ static int put_on(const struct handoff *h, struct outcome *out,
 		ret = exec ? aa_stack_exec(user) : aa_stack(user);
 	else if (h->onto == ONTO_PROFILE)
 		ret = aa_confine_onexec(user);
-	else if (h->onto != ONTO_RULE && h->onto != ONTO_ATTACH)
+	else if (!handoff_onto_by_rule(h->onto))
 		ret = exec ? aa_confine_onexec(to) : aa_confine(to);
 	if (ret) {
 		out->err = -ret;

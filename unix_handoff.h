@@ -212,6 +212,18 @@ const char *handoff_op_name(enum handoff_op op);
 const char *handoff_shape_name(enum handoff_shape shape);
 const char *handoff_peer_name(enum handoff_peer peer);
 
+/* The user's profile put on alone, not stacked on the creator's. */
+static inline bool handoff_onto_alone(enum handoff_onto onto)
+{
+	return onto == ONTO_PROFILE || onto == ONTO_ATTACH;
+}
+
+/* By the creator's exec rule: the user's task asks nothing. */
+static inline bool handoff_onto_by_rule(enum handoff_onto onto)
+{
+	return onto == ONTO_RULE || onto == ONTO_ATTACH;
+}
+
 /* End 0 is a listener: accept() is the one op it runs. */
 static inline bool handoff_shape_listens(enum handoff_shape shape)
 {

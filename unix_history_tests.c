@@ -273,6 +273,15 @@ static const char *hist_user_reg(struct ctx *c, const struct prof *a,
 	return name && stack_of(c, a, &u, stack, len) ? name : NULL;
 }
 
+/* A link @x to this program @self: false, said, if it cannot be made. */
+static bool hist_link(const char *self, const char *x)
+{
+	if (!aa_link_program(self, x))
+		return true;
+	ksft_print_msg("history: cannot link %s: %s\n", x, strerror(errno));
+	return false;
+}
+
 /*
  * A, the pool, each U' and each A//&U, registered in collect mode; and
  * else A compiled for its replacement, and the links its exec rules
@@ -332,14 +341,14 @@ static bool hist_names(struct ctx *c, struct hist_profs *hp)
 		ksft_exit_fail_msg("cannot register more profiles\n");
 	if (c->collect || !hp->a)
 		return hp->a;
-	for (i = 0; i < 2 * U_COUNT; i++) {
-		hist_exec_path(x, sizeof(x), c->v->abi, i / 2, i % 2);
-		if ((i % 2 || hist_exec_rule(i / 2)) &&
-		    aa_link_program(self, x)) {
-			ksft_print_msg("history: cannot link %s: %s\n", x,
-				       strerror(errno));
+	/* The px rule's link for every U, the pix rule's where A has one. */
+	for (i = 0; i < U_COUNT; i++) {
+		hist_exec_path(x, sizeof(x), c->v->abi, i, true);
+		if (!hist_link(self, x))
 			return false;
-		}
+		hist_exec_path(x, sizeof(x), c->v->abi, i, false);
+		if (hist_exec_rule(i) && !hist_link(self, x))
+			return false;
 	}
 	snprintf(hp->a_blob, sizeof(hp->a_blob), "%s.bin", aname);
 	ret = aa_policy_compile(policy, env.parser, c->v->abi, hp->a, a.text,
@@ -423,10 +432,8 @@ static int hist_run(const struct hist_profs *hp, const struct hist_case *hc,
 		.user = u,
 		.onto = hc->w[w].onto,
 		.complain = hc->w[w].kind == UK_COMPLAIN,
-		.label = hc->w[w].onto == ONTO_PROFILE ||
-			 hc->w[w].onto == ONTO_ATTACH ? NULL : stack,
-		.exec_path = hc->w[w].onto == ONTO_RULE ||
-			     hc->w[w].onto == ONTO_ATTACH ? x : NULL,
+		.label = handoff_onto_alone(hc->w[w].onto) ? NULL : stack,
+		.exec_path = handoff_onto_by_rule(hc->w[w].onto) ? x : NULL,
 		.op = hc->op,
 		.warm = hc->w[w].warm,
 		.peer = hc->peer,
