@@ -105,6 +105,7 @@ const char *const hist_rel_name[] = {
 	[REL_OWNER] = "owner_user",
 	[REL_PEER_CONJ] = "stacked_peers",
 	[REL_OTHER_ABI] = "other_abi_user",
+	[REL_ADDR] = "address_user",
 };
 
 const char *hist_file_perms(unsigned int u)
@@ -290,6 +291,47 @@ static void hist_gen_other_abi(struct hist_case *hc, u64 *s)
 }
 
 /*
+ * address_user: ends not on paths, which unix rules decide ([path]): a
+ * socketpair, or both ends on abstract names (not a dgram pair: see the
+ * header).  D denies send or receive where end 0, or its peer, has an
+ * address: the one it has, half the time, when U//&D must decide as U
+ * stacked with a D that denies it everywhere, else another, when as U
+ * stacked with a D that denies nothing ([addr]).
+ */
+static void hist_gen_addr(struct hist_case *hc, u64 *s)
+{
+	bool abs = hc->type != SOCK_DGRAM && hist_pick(s, 2);
+	enum hist_addr has;
+
+	hc->shape = abs ? HSHAPE_ABSTRACT : HSHAPE_PAIR;
+	hc->deny_receive = hist_pick(s, 2);
+	hc->deny_at = hist_pick(s, AT_COUNT);
+	has = !abs ? ADDR_NONE : hc->deny_at == AT_ADDR ? ADDR_END0 : ADDR_END1;
+	hc->deny_addr = hist_pick(s, 2) ? has :
+			(has + 1 + hist_pick(s, ADDR_COUNT - 1)) % ADDR_COUNT;
+	hc->w[0].deny = DENY_AT;
+	hc->w[1].deny = hc->deny_addr == has ? DENY_ALL : DENY_NOTHING;
+}
+
+void hist_deny_rule(enum hist_deny d, bool receive, enum hist_addr_at at,
+		    enum hist_addr addr, const char *const addrs[ADDR_COUNT],
+		    char *buf, size_t len)
+{
+	const char *perm = receive ? "receive" : "send";
+
+	if (d == DENY_NOTHING)
+		snprintf(buf, len, "%s", "");
+	else if (d == DENY_ALL)
+		snprintf(buf, len, "audit deny unix (%s),", perm);
+	else if (at == AT_PEER)
+		snprintf(buf, len, "audit deny unix (%s) peer=(addr=%s),", perm,
+			 addrs[addr]);
+	else
+		snprintf(buf, len, "audit deny unix (%s) addr=%s,", perm,
+			 addrs[addr]);
+}
+
+/*
  * The relations between policies: one route, a random one, whose every
  * check is the task's own (no exec rule of A's: a change, or a stack by
  * the task; a quarter of the time from an unconfined creator, then no
@@ -314,7 +356,7 @@ static void hist_gen_policies(struct hist_case *hc, u64 *s,
 	if (rel == REL_PEER_CONJ)
 		hc->unconfined = false;
 	if (hc->unconfined || rel == REL_CONJ || rel == REL_COMPLAIN ||
-	    rel == REL_PEER_CONJ || rel == REL_OTHER_ABI)
+	    rel == REL_PEER_CONJ || rel == REL_OTHER_ABI || rel == REL_ADDR)
 		w[0].onto = ONTO_PROFILE;
 	w[1] = w[0];
 	switch (rel) {
@@ -332,6 +374,9 @@ static void hist_gen_policies(struct hist_case *hc, u64 *s,
 		break;
 	case REL_OTHER_ABI:
 		hist_gen_other_abi(hc, s);
+		break;
+	case REL_ADDR:
+		hist_gen_addr(hc, s);
 		break;
 	case REL_CONJ:
 		hc->user2 = (hc->user + 1 + hist_pick(s, U_COUNT - 1)) % U_COUNT;
@@ -475,8 +520,11 @@ void hist_gen(struct hist_case *hc, u64 seed, enum hist_rel rel)
 		hist_gen_policies(hc, &s, rel, warm);
 		break;
 	}
-	/* A sixth of the cases, but for the peer's events (see the header). */
-	if (rel != REL_PEER_SIDE && !hist_pick(&s, 6))
+	/*
+	 * A sixth of the cases, but for the peer's events (see the header)
+	 * and addresses: a listener has no peer for peer=(addr=) to match.
+	 */
+	if (rel != REL_PEER_SIDE && rel != REL_ADDR && !hist_pick(&s, 6))
 		hist_listener(hc, &s, rel);
 }
 
@@ -553,19 +601,34 @@ static void hist_peer_str(const struct hist_case *hc, enum aa_abi abi,
 	}
 }
 
-/* How world @w's U is written: "" for U's own text. */
-static const char *hist_kind_str(const struct hist_case *hc, int w)
+/* How world @w's U is written, and what it is stacked with: "" for neither. */
+static void hist_kind_str(const struct hist_case *hc, enum aa_abi abi, int w,
+			  char *buf, size_t len)
 {
 	static const char *const kinds[UK_COUNT] = {
 		[UK_EQUIV] = " (as U': its rules twice, by path too, a deny, another name)",
 		[UK_COMPLAIN] = " in complain mode",
 		[UK_OWNER] = " with owner file rules",
 	};
+	static const char *const addrs[ADDR_COUNT] = {
+		[ADDR_NONE] = "none", [ADDR_END0] = "@<end 0's name>",
+		[ADDR_END1] = "@<end 1's name>",
+	};
+	char what[96];
 
-	if (hc->w[w].as == AS_OTHER_ABI)
-		return " (the other ABI's text)";
-	return hc->w[w].both ? " stacked with the second U" :
-	       kinds[hc->w[w].kind] ?: "";
+	if (hc->w[w].as == AS_OTHER_ABI) {
+		snprintf(buf, len, " (the other ABI's text)");
+	} else if (hc->w[w].both) {
+		hist_user_name(abi, hc->user2, what, sizeof(what));
+		snprintf(buf, len, " stacked with the second U (%s)", what);
+	} else if (hc->w[w].deny) {
+		hist_deny_rule(hc->w[w].deny, hc->deny_receive, hc->deny_at,
+			       hc->deny_addr, addrs, what, sizeof(what));
+		snprintf(buf, len, " stacked with D (%s)",
+			 what[0] ? what : "which denies nothing");
+	} else {
+		snprintf(buf, len, "%s", kinds[hc->w[w].kind] ?: "");
+	}
 }
 
 /* Who makes world @w's pair: "A", "P (towards U: nothing)"... */
@@ -596,12 +659,12 @@ static void hist_maker_str(const struct hist_case *hc, int w, char *buf,
 void hist_world_str(const struct hist_case *hc, enum aa_abi abi, int w,
 		    char *buf, size_t len)
 {
-	char warm[64], user[64], user2[64], peer[128], maker[160];
+	char warm[64], user[64], kind[160], peer[128], maker[160];
 	bool after = hc->w[w].peer_after;
 
 	hist_warm_str(hc->w[w].warm, warm, sizeof(warm));
 	hist_user_name(abi, hist_world_user(hc, w), user, sizeof(user));
-	hist_user_name(abi, hc->user2, user2, sizeof(user2));
+	hist_kind_str(hc, abi, w, kind, sizeof(kind));
 	hist_peer_str(hc, abi, peer, sizeof(peer));
 	hist_maker_str(hc, w, maker, sizeof(maker));
 	if (hc->w[w].made_there) {
@@ -612,12 +675,10 @@ void hist_world_str(const struct hist_case *hc, enum aa_abi abi, int w,
 		return;
 	}
 	snprintf(buf, len,
-		 "%s makes a %s %s%s; it does %s on end 0%s; %s; by %s, U %s%s%s%s%s%s; %s on end 0",
+		 "%s makes a %s %s%s; it does %s on end 0%s; %s; by %s, U %s%s%s; %s on end 0",
 		 maker, type_name(hc->type), handoff_shape_name(hc->shape),
 		 hc->not_owned ? ", its files given to another user" : "",
 		 warm, after ? "" : peer, handoff_how_name(hc->w[w].how),
-		 hist_onto_name(hc->w[w].onto), user, hist_kind_str(hc, w),
-		 hc->w[w].both ? " (" : "", hc->w[w].both ? user2 : "",
-		 hc->w[w].both ? ")" : "",
+		 hist_onto_name(hc->w[w].onto), user, kind,
 		 after ? peer : "", handoff_op_name(hc->op));
 }

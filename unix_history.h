@@ -113,6 +113,41 @@ enum hist_peer_rules {
 const char *hist_peer_to_u(enum hist_peer_rules k);
 
 /*
+ * address_user's profiles D (NEW ABI): every unix operation, U's files
+ * and exec, and an audited deny of send or of receive, either for every
+ * socket or where end 0 (addr=) or its peer (peer=(addr=)) has one of
+ * the addresses a socket of the lane may have.
+ */
+enum hist_addr_at {
+	AT_ADDR,
+	AT_PEER,
+	AT_COUNT,
+};
+
+enum hist_addr {
+	ADDR_NONE,	/* not bound: addr=none */
+	ADDR_END0,	/* end 0's abstract name */
+	ADDR_END1,
+	ADDR_COUNT,
+};
+
+/* The D a world's U is stacked with, if any. */
+enum hist_deny {
+	DENY_NONE,	/* U alone */
+	DENY_NOTHING,	/* a D that denies nothing */
+	DENY_AT,	/* the case's deny, at the case's address */
+	DENY_ALL,	/* the case's deny, at every address */
+};
+
+/*
+ * D's rule, "audit deny unix (send) peer=(addr=@name),", its address
+ * @addr written as @addrs has it; "" for DENY_NOTHING.
+ */
+void hist_deny_rule(enum hist_deny d, bool receive, enum hist_addr_at at,
+		    enum hist_addr addr, const char *const addrs[ADDR_COUNT],
+		    char *buf, size_t len);
+
+/*
  * stacked_peers: the pair made, and end 1 kept, by the case's first
  * peer profile, its second, or their stack, instead of A.
  */
@@ -145,6 +180,8 @@ struct hist_world {
 	bool both;
 	/* Who makes the pair and keeps end 1: A, or as enum hist_maker. */
 	enum hist_maker maker;
+	/* address_user: U stacked with a D. */
+	enum hist_deny deny;
 };
 
 /* The relations of handoff cases: what their worlds differ in. */
@@ -160,6 +197,7 @@ enum hist_rel {
 	REL_OWNER,
 	REL_PEER_CONJ,
 	REL_OTHER_ABI,
+	REL_ADDR,
 	REL_COUNT,
 };
 
@@ -185,6 +223,10 @@ struct hist_case {
 	bool unconfined;
 	/* Ends on paths given to HIST_OTHER_UID once bound. */
 	bool not_owned;
+	/* address_user: D denies receive (else send), and where. */
+	bool deny_receive;
+	enum hist_addr_at deny_at;
+	enum hist_addr deny_addr;
 	/* Two worlds, or three for a route: each pair of them compared. */
 	unsigned int worlds;
 	struct hist_world w[HIST_WORLDS];

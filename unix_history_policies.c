@@ -59,6 +59,17 @@
  *   and [peer] say; they see no peer label, address or path, and paths
  *   are open question Q3).  The same outcome, audited alike; not the
  *   record's fields, which are each ABI's own.
+ * - address_user: U stacked with a D, which allows every unix operation
+ *   and U's files but denies, audited, send or receive where end 0
+ *   (addr=) or its peer (peer=(addr=)) has an address: none, end 0's
+ *   abstract name or end 1's.  Where the end has that address, U//&D
+ *   decides as U stacked with a D denying it at every address; where it
+ *   has another, as U stacked with a D that denies nothing ([addr],
+ *   [label]).  The same outcome, audited alike, record for record (a
+ *   refusal by either D is D's).  Ends not on paths: unix rules decide
+ *   no socket on a path ([path]); and no listener, which has no peer
+ *   for peer=(addr=) to match.  D is written in the NEW ABI, U in
+ *   either (a stack decides as each of its profiles, in its own ABI).
  * A quarter of the cases of each have an unconfined creator: its ends are
  * delegated ([deleg]), which changes nothing any relation asks.
  *
@@ -390,6 +401,77 @@ static const char *hist_peer_reg(struct ctx *c, enum hist_peer_rules k,
 	return name;
 }
 
+/*
+ * address_user's D number @n, denying as @rule, every unix operation and
+ * U's files else: registered in the NEW ABI's test, named in the OLD
+ * ABI's.  Its name in @buf, NULL if it is not registered.
+ */
+static const char *hist_deny_one(struct ctx *c, unsigned int n,
+				 const char *rule, char *buf)
+{
+	const char *dir = aa_policy_dir(policy), *name;
+	char short_name[32], x[PATH_MAX];
+	struct prof d = { .name = short_name };
+
+	snprintf(short_name, sizeof(short_name), "hist_d_%u_new", n);
+	if (c->v->abi != AA_ABI_NEW) {
+		run_name(buf, NAME_MAX_LEN, short_name);
+		return buf;
+	}
+	snprintf(x, sizeof(x), "%s/{" HIST_X "," HIST_PX "}*", dir);
+	prof_base(&d, dir, "rwk");
+	prof_exec_reads(&d, aa_self_exe(), x);
+	prof_add(&d, "  unix,\n  %s\n  change_profile,\n"
+		 "  /proc/*/attr/{apparmor/,}current w,\n", rule);
+	name = registered(c, &d);
+	if (name)
+		snprintf(buf, NAME_MAX_LEN, "%s", name);
+	return name;
+}
+
+/* address_user's D's, in @hp: false if one is not registered. */
+static bool hist_deny_reg(struct ctx *c, struct hist_profs *hp)
+{
+	char addrs[ADDR_COUNT][NAME_MAX_LEN + 1], rule[2 * NAME_MAX_LEN];
+	const char *const at[ADDR_COUNT] = { "none", addrs[1], addrs[2] };
+	const unsigned int all = AT_COUNT * ADDR_COUNT;
+	unsigned int k, n = 0;
+	bool ok = true;
+	int recv;
+
+	for (k = ADDR_END0; k < ADDR_COUNT; k++) {
+		addrs[k][0] = '@';
+		hist_end_name(addrs[k] + 1, NAME_MAX_LEN, k - ADDR_END0);
+	}
+	for (recv = 0; recv < 2; recv++) {
+		for (k = 0; k <= all; k++) {
+			hist_deny_rule(k == all ? DENY_ALL : DENY_AT, recv,
+				       k == all ? 0 : k / ADDR_COUNT,
+				       k % ADDR_COUNT, at, rule, sizeof(rule));
+			ok &= !!hist_deny_one(c, n++, rule, hp->d[recv][k]);
+		}
+	}
+	return ok && hist_deny_one(c, n, "", hp->d_nothing);
+}
+
+/* World @w's D, or NULL if its U is alone. */
+static const char *hist_deny_of(const struct hist_profs *hp,
+				const struct hist_case *hc, int w)
+{
+	const char (*d)[NAME_MAX_LEN] = hp->d[hc->deny_receive];
+
+	switch (hc->w[w].deny) {
+	case DENY_NOTHING:
+		return hp->d_nothing;
+	case DENY_ALL:
+		return d[AT_COUNT * ADDR_COUNT];
+	case DENY_AT:
+		return d[hc->deny_at * ADDR_COUNT + hc->deny_addr];
+	default:
+		return NULL;
+	}
+}
+
 /* Who makes world @w's pair and keeps end 1: A, P, P2 or P//&P2. */
 static const char *hist_maker_label(const struct hist_profs *hp,
 				    const struct hist_case *hc, int w,
@@ -602,3 +684,5 @@ HIST_TEST(owner_user, REL_OWNER)
 HIST_TEST(stacked_peers, REL_PEER_CONJ)
 
 HIST_TEST(other_abi_user, REL_OTHER_ABI)
+
+HIST_TEST(address_user, REL_ADDR)

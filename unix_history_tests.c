@@ -137,6 +137,12 @@ struct hist_profs {
 	char p[PEER_COUNT][NAME_MAX_LEN];
 	/* The other ABI's pool, registered by its own tests. */
 	char other[U_COUNT][NAME_MAX_LEN];
+	/*
+	 * address_user's D's (NEW ABI): denying send or receive everywhere
+	 * or at each address, and denying nothing.
+	 */
+	char d[2][AT_COUNT * ADDR_COUNT + 1][NAME_MAX_LEN];
+	char d_nothing[NAME_MAX_LEN];
 	/* The audit log, -1 if there is none to compare. */
 	int afd;
 };
@@ -175,6 +181,9 @@ static const char *hist_peer_reg(struct ctx *c, enum hist_peer_rules k,
 static const char *hist_maker_label(const struct hist_profs *hp,
 				    const struct hist_case *hc, int w,
 				    char *buf, size_t len);
+static bool hist_deny_reg(struct ctx *c, struct hist_profs *hp);
+static const char *hist_deny_of(const struct hist_profs *hp,
+				const struct hist_case *hc, int w);
 static int hist_audited(const struct hist_profs *hp, struct hist_got *got,
 			const bool *complain, unsigned int n);
 
@@ -337,6 +346,8 @@ static bool hist_names(struct ctx *c, struct hist_profs *hp)
 		if (!hist_peer_reg(c, i, hp->p[i], sizeof(hp->p[i])))
 			hp->a = NULL;
 	}
+	if (!hist_deny_reg(c, hp))
+		hp->a = NULL;
 	if (c->collect && !hp->a)
 		ksft_exit_fail_msg("cannot register more profiles\n");
 	if (c->collect || !hp->a)
@@ -406,6 +417,9 @@ static const char *hist_task_label(const struct hist_profs *hp,
 
 	if (hc->w[w].as == AS_OTHER_ABI)
 		return hp->other[hist_world_user(hc, w)];
+	if (hc->w[w].deny)
+		return hist_stack_name(u[hc->user], hist_deny_of(hp, hc, w),
+				       buf, len);
 	if (!hc->w[w].both)
 		return u[hist_world_user(hc, w)];
 	return hist_stack_name(u[hc->user], u[hc->user2], buf, len);
@@ -569,7 +583,7 @@ static enum hist_verdict hist_alike(const struct outcome *o)
 static bool hist_one_route(enum hist_rel rel)
 {
 	return rel == REL_PRIOR_USE || rel == REL_PEER_SIDE || rel == REL_EQUIV ||
-	       rel == REL_OWNER || rel == REL_OTHER_ABI;
+	       rel == REL_OWNER || rel == REL_OTHER_ABI || rel == REL_ADDR;
 }
 
 /* Runs the first @n worlds of @hc, then reads their records: 0, or -errno. */
@@ -590,12 +604,19 @@ static int hist_worlds_got(const struct hist_profs *hp,
 		complain[i] = hc->w[i].kind == UK_COMPLAIN;
 	}
 	ret = hist_audited(hp, got, complain, n);
-	/* U in another text refusing where U would is the same outcome. */
-	for (i = 0; !ret && i < n; i++)
+	/*
+	 * U in another text refusing where U would is the same outcome, and
+	 * so is a refusal by a world's D, whichever D.
+	 */
+	for (i = 0; !ret && i < n; i++) {
 		got[i].by_u = got[i].audited &&
 			      !strcmp(got[i].profile,
 				      hist_task_label(hp, hc, i, both,
 						      sizeof(both)));
+		if (hc->w[i].deny && got[i].audited &&
+		    !strcmp(got[i].profile, hist_deny_of(hp, hc, i)))
+			snprintf(got[i].profile, sizeof(got[i].profile), "D");
+	}
 	return ret;
 }
 
@@ -692,10 +713,10 @@ static void hist_try(const struct hist_profs *hp, struct hist_case *hc,
 /*
  * The smallest pair that still differs, one change at a time: each
  * operation of the warm-up dropped (of world 2's for prior use, of both
- * otherwise), and of the peer's use; a socketpair, of stream sockets; a
- * write; (but for the label path) a plain change_profile; then U's unix
- * rules and its file rules, and the peer's U', each the pool's first
- * choice.
+ * otherwise), and of the peer's use; a socketpair (but for address_user,
+ * whose address is the shape's), of stream sockets; a write; (but for
+ * the label path) a plain change_profile; then U's unix rules and its
+ * file rules, and the peer's U', each the pool's first choice.
  */
 static void hist_shrink(const struct hist_profs *hp, struct hist_case *hc,
 			enum hist_rel rel, struct hist_got got[HIST_WORLDS])
@@ -720,7 +741,8 @@ static void hist_shrink(const struct hist_profs *hp, struct hist_case *hc,
 	}
 	t = *hc;
 	t.shape = HSHAPE_PAIR;
-	hist_try(hp, hc, &t, rel, got);
+	if (rel != REL_ADDR)
+		hist_try(hp, hc, &t, rel, got);
 	t = *hc;
 	t.type = SOCK_STREAM;
 	hist_try(hp, hc, &t, rel, got);
@@ -883,8 +905,9 @@ static void check_hist(struct ctx *c, enum hist_rel rel)
 
 	if (!hist_names(c, &hp) || c->collect)
 		return;
-	if (rel == REL_PEER_CONJ && env.skip[AA_ABI_NEW][0])
-		SKIP(return, "the peers' NEW ABI: %s", env.skip[AA_ABI_NEW]);
+	if ((rel == REL_PEER_CONJ || rel == REL_ADDR) && env.skip[AA_ABI_NEW][0])
+		SKIP(return, "the NEW ABI of %s: %s",
+		     rel == REL_ADDR ? "D" : "the peers", env.skip[AA_ABI_NEW]);
 	if (rel == REL_OTHER_ABI && env.skip[hist_other_abi(c->v->abi)][0])
 		SKIP(return, "the other ABI: %s",
 		     env.skip[hist_other_abi(c->v->abi)]);
