@@ -455,13 +455,12 @@ static void exec_report(struct job *j, struct outcome *u)
 int carried_run(const struct carried *c, struct outcome *opener,
 		struct outcome *out)
 {
-	struct job j = { .c = c, .chan = { -1, -1 }, .res = { -1, -1 } };
+	struct job j = { .c = c, .chan = { -1, -1 }, .res = { -1, -1 },
+			 .self = aa_self_exe() };
 	struct outcome image;
 	bool scm = c->route <= CROUTE_SEQPACKET;
 	bool exec = c->route == CROUTE_EXEC_RULE || c->route == CROUTE_ONEXEC;
-	char self[PATH_MAX];
 	pid_t pid;
-	ssize_t n;
 	int ret = 0, i;
 
 	j.sh = shared_alloc(WHO_COUNT * sizeof(*j.sh));
@@ -469,17 +468,13 @@ int carried_run(const struct carried *c, struct outcome *opener,
 		return -errno;
 	for (i = 0; i < WHO_COUNT; i++)
 		j.sh[i] = (struct outcome){ .step = STEP_NOT_RUN };
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n < 0 ||
-	    (exec && pipe2(j.res, O_CLOEXEC)) ||
+	if ((exec && pipe2(j.res, O_CLOEXEC)) ||
 	    /* Made unconfined: the channel's own messages are not mediated. */
 	    (scm && socketpair(AF_UNIX, route_types[c->route] | SOCK_CLOEXEC,
 			       0, j.chan))) {
 		ret = -errno;
 		goto out;
 	}
-	self[n] = '\0';
-	j.self = self;
 	pid = spawn(opener_job, &j);
 	if (pid < 0) {
 		ret = pid;
