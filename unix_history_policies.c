@@ -402,9 +402,9 @@ static const char *hist_peer_reg(struct ctx *c, enum hist_peer_rules k,
 }
 
 /*
- * address_user's D number @n, denying as @rule, every unix operation and
- * U's files else: registered in the NEW ABI's test, named in the OLD
- * ABI's.  Its name in @buf, NULL if it is not registered.
+ * address_user's D number @n: every unix operation and U's files, but
+ * what @rule denies.  Registered in the NEW ABI's test, named in the OLD
+ * ABI's: its name in @buf, NULL if it is not registered.
  */
 static const char *hist_deny_one(struct ctx *c, unsigned int n,
 				 const char *rule, char *buf)
@@ -433,7 +433,7 @@ static const char *hist_deny_one(struct ctx *c, unsigned int n,
 static bool hist_deny_reg(struct ctx *c, struct hist_profs *hp)
 {
 	char addrs[ADDR_COUNT][NAME_MAX_LEN + 1], rule[2 * NAME_MAX_LEN];
-	const char *const at[ADDR_COUNT] = { "none", addrs[1], addrs[2] };
+	const char *const written[ADDR_COUNT] = { "none", addrs[1], addrs[2] };
 	const unsigned int all = AT_COUNT * ADDR_COUNT;
 	unsigned int k, n = 0;
 	bool ok = true;
@@ -447,7 +447,8 @@ static bool hist_deny_reg(struct ctx *c, struct hist_profs *hp)
 		for (k = 0; k <= all; k++) {
 			hist_deny_rule(k == all ? DENY_ALL : DENY_AT, recv,
 				       k == all ? 0 : k / ADDR_COUNT,
-				       k % ADDR_COUNT, at, rule, sizeof(rule));
+				       k % ADDR_COUNT, written, rule,
+				       sizeof(rule));
 			ok &= !!hist_deny_one(c, n++, rule, hp->d[recv][k]);
 		}
 	}

@@ -74,8 +74,8 @@
 #include "unix_test.h"
 
 /*
- * Each test's default budget, in ms: the twenty-four of this file,
- * unix_history_policies.c and unix_history_replaced.c add 104 s, the
+ * Each test's default budget, in ms: the twenty-six of this file,
+ * unix_history_policies.c and unix_history_replaced.c add 110 s, the
  * file lane's four 12 s.
  * prior_use and route get more: they draw from the most histories, and
  * a difference found there so far needed a few draws in a hundred (a
