@@ -41,6 +41,7 @@ UNIX_AREAS += unix_profiles_tests.c
 UNIX_AREAS += unix_stack_tests.c
 UNIX_AREAS += unix_history_tests.c
 UNIX_AREAS += unix_history_policies.c
+UNIX_AREAS += unix_history_profiles.c
 UNIX_AREAS += unix_history_replaced.c
 UNIX_AREAS += unix_carried_tests.c
 UNIX_AREAS += unix_history_files.c

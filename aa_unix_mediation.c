@@ -17,6 +17,7 @@
  *   unix_stack_tests.c     sockets carried onto a stack (A//&B)
  *   unix_history_tests.c   random histories judged by history independence
  *   unix_history_policies.c  the same history under related policies
+ *   unix_history_profiles.c  the lane's profiles, registered once a run
  *   unix_history_replaced.c  the lane's profiles replaced mid-history
  *   unix_carried_tests.c   files a unix socket or an exec hands to a profile
  *   unix_history_files.c   the random lane over such files
@@ -52,6 +53,7 @@
 #include "unix_stack_tests.c"
 #include "unix_history_tests.c"
 #include "unix_history_policies.c"
+#include "unix_history_profiles.c"
 #include "unix_history_replaced.c"
 #include "unix_carried_tests.c"
 #include "unix_history_files.c"

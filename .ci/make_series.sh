@@ -56,7 +56,8 @@ LABELS=(unix_labels_tests.c audit_log.c audit_log.h unix_audit_tests.c
 STACK=(unix_stack_tests.c)
 PEER=(unix_peer_tests.c)
 HISTORY=(unix_history_tests.c unix_history_policies.c
-	unix_history_replaced.c unix_history.c unix_history.h)
+	unix_history_profiles.c unix_history_replaced.c unix_history.c
+	unix_history.h)
 CARRIED=(unix_carried_tests.c unix_carried.c unix_carried.h
 	unix_history_files.c)
 FIXES=(unix_fixes_test.c unix_fixes_refs.c unix_fixes_race.c)
