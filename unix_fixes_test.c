@@ -126,7 +126,7 @@ struct repro {
 	enum way way;
 	const char *profile[PROC_COUNT];
 	char name[NAME_MAX_LEN];	/* end 1's abstract name */
-	char self[PATH_MAX];		/* this program, for WAY_EXEC */
+	const char *self;		/* this program, for WAY_EXEC */
 	char path[PATH_MAX];		/* e2938ad00b21: the socket's path */
 	int ready[2];		/* the keeper says end 1 is bound */
 	int release[2];		/* 'q': the keeper may close end 1 */
@@ -396,7 +396,6 @@ static void check_peer_ctx(struct ctx *c, enum way way)
 	struct __test_metadata *_metadata = c->metadata;
 	struct repro *r = repro_new(c, way);
 	char word[16];
-	ssize_t n;
 	int i;
 
 	if (c->collect) {
@@ -407,9 +406,7 @@ static void check_peer_ctx(struct ctx *c, enum way way)
 	/* The name of a kept end 1 stays taken: one per way. */
 	snprintf(word, sizeof(word), "peer_ctx%d", way);
 	run_name(r->name, sizeof(r->name), word);
-	n = readlink("/proc/self/exe", r->self, sizeof(r->self) - 1);
-	ASSERT_LT(0, n);
-	r->self[n] = '\0';
+	r->self = aa_self_exe();
 	r->out = shared_alloc(PROC_COUNT * sizeof(*r->out));
 	ASSERT_NE(NULL, r->out);
 	for (i = 0; i < PROC_COUNT; i++)
@@ -471,7 +468,6 @@ static void check_inherit_path_peer(struct ctx *c)
 	struct repro *r = repro_new(c, WAY_EXEC);
 	struct outcome *out;
 	char name[NAME_MAX_LEN], g[128];
-	ssize_t n;
 	pid_t pid;
 
 	if (c->collect) {
@@ -482,9 +478,7 @@ static void check_inherit_path_peer(struct ctx *c)
 	run_name(name, sizeof(name), "inherit");
 	snprintf(r->path, sizeof(r->path), "%s/%s", aa_policy_dir(policy),
 		 name);
-	n = readlink("/proc/self/exe", r->self, sizeof(r->self) - 1);
-	ASSERT_LT(0, n);
-	r->self[n] = '\0';
+	r->self = aa_self_exe();
 	r->out = shared_alloc(PROC_COUNT * sizeof(*r->out));
 	ASSERT_NE(NULL, r->out);
 	out = &r->out[CREATOR];

@@ -358,16 +358,13 @@ static void pass_user(struct run *r, int chan)
  */
 static int exec_user(struct run *r, struct run *user, int sv[2])
 {
-	char self[PATH_MAX], args[4][16];
+	const char *self = aa_self_exe();
+	char args[4][16];
 	int res[2];
-	ssize_t n;
 	pid_t pid;
 
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (failed(r->out, STEP_HANDOFF, n) ||
-	    failed(r->out, STEP_HANDOFF, pipe2(res, O_CLOEXEC)))
+	if (failed(r->out, STEP_HANDOFF, pipe2(res, O_CLOEXEC)))
 		return -1;
-	self[n] = '\0';
 	r->out->step = STEP_HANDOFF;
 	pid = fork();
 	if (failed(r->out, STEP_HANDOFF, pid))
@@ -392,9 +389,14 @@ static int exec_user(struct run *r, struct run *user, int sv[2])
 	}
 	close(sv[0]);
 	close(res[1]);
-	/* Nothing comes back from an image that never ran. */
+	/*
+	 * Nothing comes back from an image that never ran.  A pipe takes a
+	 * report this small whole: one read has all of it, or none if the
+	 * image died first, and then the state before its exec stands.
+	 */
 	if (child_answers(user->out, res[0], pid)) {
-		n = read(res[0], user->out, sizeof(*user->out));
+		if (read(res[0], user->out, sizeof(*user->out)) < 0)
+			failed(user->out, STEP_EXEC, -1);
 		reap(user->out, pid);
 	}
 	close(res[0]);
