@@ -12,9 +12,10 @@
  * its way, and for a retry decided otherwise, which way), and for a
  * refusal whether it was audited and by which profile: a record of the
  * task's refusal of that operation, read from the audit log up to a mark
- * (a refusal the lane causes next).  The record's operation and masks
- * are not compared: which hook refuses, and what a socket's revalidation
- * asks, follow the route (SEMANTICS, Q1 and Q2).
+ * (a refusal the lane causes next).  Where both worlds meet the
+ * operation by one route, the record's operation, masks and peer too,
+ * field by field; across routes not: which hook refuses, and what a
+ * socket's revalidation asks, follow the route (SEMANTICS, Q1 and Q2).
  *
  * The relations, a test each:
  * - prior_use: end 0 of a pair used by its creator under profile A (a
@@ -342,8 +343,7 @@ static bool hist_not_delivered(const struct outcome *o)
 
 /*
  * Whether two worlds ended alike; @record, whether their records must
- * also agree in operation, masks and peer: where one route and one
- * label meet the operation, the same hook refuses the same request.
+ * also agree in operation, masks and peer (hist_same_hook()).
  */
 static bool hist_same(const struct hist_got *a, const struct hist_got *b,
 		      bool record)
@@ -429,6 +429,36 @@ static bool hist_one_route(enum hist_rel rel)
 {
 	return rel == REL_PRIOR_USE || rel == REL_PEER_SIDE || rel == REL_EQUIV ||
 	       rel == REL_OWNER || rel == REL_OTHER_ABI || rel == REL_ADDR;
+}
+
+/*
+ * Whether world @w's end meets the operation as it was made under A, a
+ * label change alone between (change_profile, or a fork and a change in
+ * the child): no check on its way, no end made anew.
+ */
+static bool hist_changed_alone(const struct hist_world *w)
+{
+	return (w->how == HANDOFF_CHANGE || w->how == HANDOFF_FORK) &&
+	       !w->made_there;
+}
+
+/*
+ * Whether worlds @i and @j of @hc must agree in their records' fields
+ * too: where one route and one label meet the operation, the same hook
+ * refuses the same request.  That is every pair of a relation of one
+ * route, and of the others a pair whose ends both meet it as made
+ * (route's change_profile and fork, label_path's ways by change_profile).
+ * Across an exec, SCM_RIGHTS or an end made there, which hook refuses and
+ * what a socket's revalidation asks follow the route (SEMANTICS, Q1 and
+ * Q2).  A record's fields are its ABI's own, so not across ABIs.
+ */
+static bool hist_same_hook(enum hist_rel rel, const struct hist_case *hc,
+			   unsigned int i, unsigned int j)
+{
+	if (rel == REL_OTHER_ABI)
+		return false;
+	return hist_one_route(rel) || (hist_changed_alone(&hc->w[i]) &&
+				       hist_changed_alone(&hc->w[j]));
 }
 
 /* Runs the first @n worlds of @hc, then reads their records: 0, or -errno. */
@@ -524,9 +554,8 @@ static int hist_differ(const struct hist_profs *hp, struct hist_case *hc,
 					  hist_not_delivered(&got[j].o))))
 				continue;
 			if (ret == 2 &&
-			    /* A record's fields are its ABI's own. */
-			    hist_same(&got[i], &got[j], hist_one_route(rel) &&
-				      rel != REL_OTHER_ABI)) {
+			    hist_same(&got[i], &got[j],
+				      hist_same_hook(rel, hc, i, j))) {
 				*v = hist_alike(&got[i].o);
 				continue;
 			}
