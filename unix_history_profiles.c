@@ -16,10 +16,10 @@ static void hist_user_short(char *buf, size_t len, enum aa_abi abi,
 }
 
 /*
- * What a task needs of a lane profile it is entered by an exec of this
- * program or one of its links, and to change profile: the exec's maps and
- * reads, change_profile (a change to the label it has already changes
- * nothing), its attr write.
+ * What a lane profile grants for a task to enter it by an exec of this
+ * program or one of its links, and to change profile under it: the
+ * exec's maps and reads, change_profile (a change to the label the task
+ * has already changes nothing), the attr write.
  */
 static void hist_enterable(struct prof *p)
 {
